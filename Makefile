@@ -1,0 +1,64 @@
+# How Much Can a Matrix Remember? -- build and test.
+#
+#   make book   executes every chapter from a fresh kernel and builds the HTML in _build/html
+#   make test   unit tests, notebook contract tests, and nbval on every chapter
+#
+# Both create .venv on first use. torch is installed first, pinned to the CPU build, so that no
+# dependency can pull the multi-GB CUDA build. Override TORCH_SPEC / TORCH_PIP_ARGS to change it,
+# e.g. TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu" on a machine whose
+# pip would otherwise pick a CUDA wheel.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+TORCH_SPEC ?= torch==2.13.0
+TORCH_PIP_ARGS ?=
+PYTEST_ARGS ?=
+STAMP := $(VENV)/.installed
+
+# Progress bars and other interactive output stay silent in the book build and under test.
+export ASSOCMEM_QUIET := 1
+export MPLBACKEND := Agg
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: all book test unit nbval venv bench sync clean
+
+all: test
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall when the package metadata changes.
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet -e ".[book,test]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+book: $(STAMP)
+	rm -rf _build/html _build/.jupyter_cache _build/jupyter_execute
+	$(BIN)/jupyter-book build . -W --keep-going --builder html
+	@echo "The book is in _build/html/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
+	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider $(PYTEST_ARGS)
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
+
+nbval: $(STAMP)
+	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider $(PYTEST_ARGS)
+
+# Re-execute every chapter in place (after editing its .md twin) so the committed .ipynb carries fresh outputs.
+sync: $(STAMP)
+	$(BIN)/python tools/booktools.py execute notebooks/*.md
+
+bench: $(STAMP)
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf _build

@@ -1,0 +1,104 @@
+"""The house figure style every chapter shares, and the few figure helpers they reuse.
+
+Colours are the Okabe & Ito (2008) colour-blind-safe palette. Every chapter calls
+:func:`use_style` once; figures then share fonts, sizes and colours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+
+__all__ = ["PALETTE", "use_style", "color", "key_value_planes", "draw_vector", "label_machine_dependent"]
+
+#: Okabe-Ito palette, colour-blind safe, in the order the chapters use them.
+PALETTE: dict[str, str] = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "green": "#009E73",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+    "sky": "#56B4E9",
+    "yellow": "#F0E442",
+    "black": "#000000",
+}
+_CYCLE = ["blue", "orange", "green", "vermillion", "purple", "sky", "yellow", "black"]
+
+
+def color(i: int | str) -> str:
+    """The i-th colour of the house cycle, or a colour by name (``"blue"``)."""
+    if isinstance(i, str):
+        try:
+            return PALETTE[i]
+        except KeyError:
+            raise ValueError(f"unknown colour {i!r}; choose from {sorted(PALETTE)}") from None
+    return PALETTE[_CYCLE[i % len(_CYCLE)]]
+
+
+def use_style() -> None:
+    """Apply the house style to matplotlib (idempotent)."""
+    mpl.rcParams.update(
+        {
+            "figure.figsize": (6.4, 4.0),
+            "figure.dpi": 100,
+            "savefig.dpi": 150,
+            "savefig.bbox": "tight",
+            "font.size": 10,
+            "axes.titlesize": 11,
+            "axes.labelsize": 10,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.grid": True,
+            "grid.alpha": 0.25,
+            "legend.frameon": False,
+            "lines.linewidth": 1.8,
+            "lines.markersize": 4.5,
+            "axes.prop_cycle": mpl.cycler(color=[color(i) for i in range(len(_CYCLE))]),
+            "image.cmap": "viridis",
+        }
+    )
+
+
+def key_value_planes(title_left: str = "keys and queries", title_right: str = "values",
+                     lim: float = 1.6, figsize: Sequence[float] = (8.0, 3.8)):
+    """Two square panels in the style of seed 000's figures: the key/query plane on the left,
+    the value plane on the right, and an arrow between them for the map ``S``.
+
+    Returns
+    -------
+    fig, (ax_keys, ax_values)
+    """
+    fig, axes = plt.subplots(1, 2, figsize=figsize)
+    for ax, title in zip(axes, (title_left, title_right)):
+        ax.set_xlim(-lim, lim)
+        ax.set_ylim(-lim, lim)
+        ax.set_aspect("equal")
+        ax.axhline(0, color="0.7", lw=0.8, zorder=0)
+        ax.axvline(0, color="0.7", lw=0.8, zorder=0)
+        ax.set_title(title)
+        ax.grid(False)
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for side in ("left", "bottom"):
+            ax.spines[side].set_visible(False)
+    fig.subplots_adjust(wspace=0.35)
+    fig.text(0.5, 0.5, r"$\longrightarrow$" + "\n" + r"$S$", ha="center", va="center", fontsize=16)
+    return fig, axes
+
+
+def draw_vector(ax, v, label: str | None = None, c: int | str = 0, ls: str = "-", offset=(0.06, 0.06), **kw):
+    """Draw the 2-D vector ``v`` as an arrow from the origin, with an optional maths label."""
+    v = np.asarray(v, dtype=float).reshape(2)
+    col = color(c) if isinstance(c, (int, str)) and not str(c).startswith("#") else c
+    ax.annotate("", xy=v, xytext=(0, 0),
+                arrowprops=dict(arrowstyle="-|>", color=col, lw=kw.pop("lw", 1.8), linestyle=ls, shrinkA=0, shrinkB=0))
+    if label:
+        ax.text(v[0] + offset[0], v[1] + offset[1], label, color=col, fontsize=12)
+
+
+def label_machine_dependent(ax, text: str = "wall-clock time: machine-dependent") -> None:
+    """Mark an axis whose data are timings on this machine."""
+    ax.text(0.99, 0.02, text, transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color="0.4")

@@ -1,0 +1,22 @@
+"""Progress bars that stay silent in CI, under nbval and in the book build."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from tqdm.auto import tqdm
+
+__all__ = ["progress", "quiet"]
+
+
+def quiet() -> bool:
+    """True when progress output should be suppressed: ``CI`` or ``ASSOCMEM_QUIET`` is set (non-empty, not "0")."""
+    return any(os.environ.get(k, "") not in ("", "0", "false", "False") for k in ("CI", "ASSOCMEM_QUIET"))
+
+
+def progress(iterable: Iterable, **kwargs) -> Iterable:
+    """Wrap ``iterable`` in a tqdm bar unless :func:`quiet`; keyword arguments go to tqdm."""
+    kwargs.setdefault("disable", quiet())
+    kwargs.setdefault("leave", False)
+    return tqdm(iterable, **kwargs)

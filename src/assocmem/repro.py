@@ -1,0 +1,217 @@
+"""Reproduction checks: a seed's number, ours, a tolerance, and a verdict.
+
+Every experiment in the book ends with a :class:`ReproductionTable`. Each row compares one
+quantitative claim of a seed with the value this library computes. A row carries the verdict it
+is *expected* to reach: ``"reproduced"`` for a claim we confirm, ``"differs"`` for a claim we
+have shown to be wrong (the chapter says why), or ``"not comparable"`` where the seed's number
+cannot be set against ours (the row says why). :meth:`ReproductionTable.check` raises
+:class:`ReproductionError` when any verdict is not the expected one, so a regression fails the
+book build and nbval instead of quietly changing a table.
+
+Tolerances are absolute (``|ours - seed| <= tol``) or relative (``|ours - seed| <= tol |seed|``)
+and are fixed before the comparison; they are never tuned to make a number match.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pandas as pd
+
+__all__ = ["Check", "ReproductionError", "ReproductionTable"]
+
+Verdict = Literal["reproduced", "differs", "not comparable"]
+_VERDICTS = ("reproduced", "differs", "not comparable")
+
+
+class ReproductionError(AssertionError):
+    """A reproduction check reached a verdict other than the one the chapter expects."""
+
+
+def _fmt(x: object, digits: int) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return f"{x:,}" if abs(x) < 10**15 else f"{x:.{digits}e}"
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "nan"
+        if x == 0:
+            return "0"
+        if 1e-3 <= abs(x) < 1e6:
+            return f"{x:.{digits}g}"
+        return f"{x:.{digits - 1}e}"
+    return str(x)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One row of a reproduction table.
+
+    Attributes
+    ----------
+    claim : str
+        What is compared, in a few words (e.g. ``"e_add(n = d_k + 1)"``).
+    seed : float or str or None
+        The value the seed states. A string for qualitative claims (``"linear in n"``).
+    ours : float or str or None
+        The value computed here.
+    tol : float or None
+        The tolerance; ``None`` for qualitative rows, where ``passed`` decides.
+    relative : bool
+        Whether ``tol`` is relative to ``|seed|``.
+    source : str
+        Where the seed states the claim (section, equation, figure).
+    expect : {"reproduced", "differs", "not comparable"}
+        The verdict this row must reach.
+    note : str
+        Why a row differs or is not comparable; shown in the table.
+    passed : bool or None
+        For qualitative rows: whether our computation confirms the claim.
+    """
+
+    claim: str
+    seed: float | str | None
+    ours: float | str | None
+    tol: float | None = None
+    relative: bool = False
+    source: str = ""
+    expect: Verdict = "reproduced"
+    note: str = ""
+    passed: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.expect not in _VERDICTS:
+            raise ValueError(f"expect must be one of {_VERDICTS}, got {self.expect!r}")
+        if self.tol is not None and not self.tol >= 0:
+            raise ValueError(f"tol must be a non-negative number, got {self.tol!r}")
+        numeric = isinstance(self.seed, (int, float)) and isinstance(self.ours, (int, float))
+        if self.expect != "not comparable" and self.passed is None and not (numeric and self.tol is not None):
+            raise ValueError(
+                f"check {self.claim!r}: a numeric comparison needs numeric seed/ours and a tol; "
+                "a qualitative one needs passed=True/False"
+            )
+
+    @property
+    def error(self) -> float | None:
+        """``|ours - seed|``, or ``None`` for a qualitative row."""
+        if isinstance(self.seed, (int, float)) and isinstance(self.ours, (int, float)):
+            return abs(float(self.ours) - float(self.seed))
+        return None
+
+    @property
+    def verdict(self) -> Verdict:
+        """``"reproduced"`` when within tolerance (or ``passed``), else ``"differs"``."""
+        if self.expect == "not comparable":
+            return "not comparable"
+        if self.passed is not None:
+            return "reproduced" if self.passed else "differs"
+        bound = self.tol * abs(float(self.seed)) if self.relative else self.tol
+        err = self.error
+        return "reproduced" if (err is not None and not math.isnan(err) and err <= bound) else "differs"
+
+
+@dataclass
+class ReproductionTable:
+    """The reproduction checks of one experiment.
+
+    Examples
+    --------
+    >>> t = ReproductionTable("Additive memory")
+    >>> t.add("e_add(n = 65), d_k = 64", seed=1.0, ours=0.997, tol=0.05, source="seed 000, sec. 7")
+    >>> t.check()  # raises ReproductionError on a regression
+    """
+
+    title: str
+    digits: int = 4
+    rows: list[Check] = field(default_factory=list)
+
+    def add(self, claim: str, seed=None, ours=None, tol=None, **kwargs) -> Check:
+        """Append a :class:`Check` built from the arguments and return it."""
+        row = Check(claim, _plain(seed), _plain(ours), tol, **kwargs)
+        self.rows.append(row)
+        return row
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table as a DataFrame of display strings (rounded to ``digits`` significant digits)."""
+        records = []
+        for r in self.rows:
+            if r.tol is None:
+                tol = "-"
+            else:
+                tol = f"{_fmt(r.tol, 2)}{' (rel.)' if r.relative else ''}"
+            records.append(
+                {
+                    "claim": r.claim,
+                    "source": r.source,
+                    "seed": _fmt(r.seed, self.digits),
+                    "ours": _fmt(r.ours, self.digits),
+                    "tolerance": tol,
+                    "verdict": r.verdict + (f": {r.note}" if r.note else ""),
+                }
+            )
+        return pd.DataFrame.from_records(
+            records, columns=["claim", "source", "seed", "ours", "tolerance", "verdict"]
+        )
+
+    def failures(self) -> list[Check]:
+        """The rows whose verdict is not the expected one."""
+        return [r for r in self.rows if r.verdict != r.expect]
+
+    def check(self) -> "ReproductionTable":
+        """Raise :class:`ReproductionError` if any row missed its expected verdict; else return self."""
+        bad = self.failures()
+        if bad:
+            lines = [
+                f"  {r.claim}: seed {_fmt(r.seed, self.digits)}, ours {_fmt(r.ours, self.digits)}, "
+                f"tol {r.tol}, verdict {r.verdict!r}, expected {r.expect!r}"
+                for r in bad
+            ]
+            raise ReproductionError(f"{self.title}: {len(bad)} check(s) regressed\n" + "\n".join(lines))
+        return self
+
+    def show(self):
+        """Check, then return the table for display (a pandas DataFrame, index hidden in HTML)."""
+        self.check()
+        return _Display(self.title, self.to_frame())
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many rows reached each verdict."""
+        out = {v: 0 for v in _VERDICTS}
+        for r in self.rows:
+            out[r.verdict] += 1
+        return out
+
+
+class _Display:
+    """Deterministic rich display (no random ids, so nbval can compare it)."""
+
+    def __init__(self, title: str, frame: pd.DataFrame):
+        self.title, self.frame = title, frame
+
+    def _repr_html_(self) -> str:
+        body = self.frame.to_html(index=False, escape=True, border=0, classes="repro-table")
+        return f"<p><strong>Reproduction check: {_escape(self.title)}</strong></p>\n{body}"
+
+    def __repr__(self) -> str:
+        with pd.option_context("display.max_colwidth", 80, "display.width", 200):
+            return f"Reproduction check: {self.title}\n{self.frame.to_string(index=False)}"
+
+
+def _escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _plain(x):
+    """numpy / torch scalars to Python numbers, so the table and the tolerances use plain floats."""
+    if x is None or isinstance(x, (str, bool, int, float)):
+        return x
+    item = getattr(x, "item", None)
+    if callable(item):
+        return item()
+    return float(x)

@@ -1,0 +1,156 @@
+"""Contract tests for the chapters in notebooks/ and the book's structure.
+
+Each chapter is a jupytext pair (``NN-slug.ipynb`` executed, ``NN-slug.md`` MyST). These tests
+check the conventions of DESIGN.md without executing anything (nbval does that).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import booktools  # noqa: E402
+
+PAIRS = booktools.chapter_pairs()
+IDS = [md.stem for md, _ in PAIRS]
+ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])(/(?:home|root|work|tmp|Users|opt|usr|var|mnt)/[\w.\-/]+|[A-Z]:\\\\[\w\\]+)")
+
+
+def _load(ipynb: Path):
+    return nbformat.read(ipynb, as_version=4)
+
+
+def _code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def test_there_are_chapters():
+    assert len(PAIRS) >= 3
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_pair_exists_and_is_in_sync(md, ipynb):
+    assert md.exists(), f"{md.name} is missing (every chapter is an ipynb,md:myst pair)"
+    assert ipynb.exists(), f"{ipynb.name} is missing (every chapter is an ipynb,md:myst pair)"
+    nb = _load(ipynb)
+    assert nb.metadata.get("jupytext", {}).get("formats") == booktools.FORMATS
+    expected = jupytext.writes(nb, fmt="md:myst")
+    assert md.read_text() == expected, (
+        f"{md.name} and {ipynb.name} differ; edit the .md, then run "
+        f"`python tools/booktools.py execute {md.relative_to(ROOT)}`"
+    )
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_kernelspec_is_python3(md, ipynb):
+    assert _load(ipynb).metadata["kernelspec"]["name"] == "python3"
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_exactly_one_parameters_cell_with_preset_device_seed(md, ipynb):
+    cells = [c for c in _code_cells(_load(ipynb)) if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{ipynb.name}: {len(cells)} cells tagged 'parameters', expected exactly 1"
+    names = {t.id for node in ast.parse(cells[0].source).body if isinstance(node, ast.Assign) for t in node.targets
+             if isinstance(t, ast.Name)}
+    missing = {"PRESET", "DEVICE", "SEED"} - names
+    assert not missing, f"{ipynb.name}: the parameters cell does not set {sorted(missing)}"
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_executed_in_order_from_one_without_errors(md, ipynb):
+    cells = _code_cells(_load(ipynb))
+    counts = [c.execution_count for c in cells]
+    assert counts == list(range(1, len(cells) + 1)), f"{ipynb.name}: execution counts {counts}; re-execute it"
+    for c in cells:
+        for out in c.outputs:
+            assert out.output_type != "error", f"{ipynb.name}: a cell has an error output:\n{c.source[:200]}"
+            if out.output_type == "stream":
+                assert out.name != "stderr" or "Warning" not in out.text, f"{ipynb.name}: warning in output: {out.text[:300]}"
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_no_absolute_paths(md, ipynb):
+    text = ipynb.read_text()
+    hits = ABSOLUTE_PATH.findall(text)
+    assert not hits, f"{ipynb.name} contains absolute paths: {sorted(set(hits))[:5]}"
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_generated_cells_are_current(md, ipynb):
+    nb = _load(ipynb)
+    assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source == booktools.macros_cell_source(), (
+        f"{ipynb.name}: the maths-macros cell is missing or stale; run `python tools/booktools.py sync-boilerplate`"
+    )
+    assert booktools.MACROS_TAG in nb.cells[0].metadata.get("tags", [])
+    first = _code_cells(nb)[0]
+    assert first.source == booktools.install_cell_source(), (
+        f"{ipynb.name}: the first code cell must be the Colab install cell; run `python tools/booktools.py sync-boilerplate`"
+    )
+    assert booktools.INSTALL_TAG in first.metadata.get("tags", []), "the install cell must be hidden in the book"
+    assert first.outputs == [], "the install cell must do nothing outside Colab"
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_nbval_ignore_only_on_wall_clock_cells(md, ipynb):
+    for c in _code_cells(_load(ipynb)):
+        if "NBVAL_IGNORE_OUTPUT" in c.source or "nbval-ignore-output" in c.metadata.get("tags", []):
+            assert re.search(r"perf_counter|timeit|time_|wall", c.source), (
+                f"{ipynb.name}: NBVAL_IGNORE_OUTPUT on a cell that does not report a wall-clock time:\n{c.source[:300]}"
+            )
+        assert "NBVAL_SKIP" not in c.source and "nbval-skip" not in c.metadata.get("tags", []), "cells may not skip nbval"
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_every_chapter_checks_its_reproduction(md, ipynb):
+    src = md.read_text()
+    assert "ReproductionTable" in src and ".show()" in src, f"{md.name} has no reproduction check"
+
+
+def _toc_files(node) -> list[str]:
+    out = []
+    if isinstance(node, dict):
+        if "file" in node:
+            out.append(node["file"])
+        for v in node.values():
+            out += _toc_files(v)
+    elif isinstance(node, list):
+        for v in node:
+            out += _toc_files(v)
+    return out
+
+
+def test_toc_lists_every_chapter_and_every_listed_file_exists():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]] + _toc_files(toc)
+    for f in files:
+        assert any((ROOT / f"{f}{ext}").exists() for ext in (".md", ".ipynb")), f"_toc.yml lists {f}, which does not exist"
+    chapters = {f"notebooks/{md.stem}" for md, _ in PAIRS}
+    assert chapters <= set(files), f"chapters missing from _toc.yml: {sorted(chapters - set(files))}"
+
+
+def test_every_citation_is_in_the_bibliography():
+    bib = (ROOT / "book" / "references.bib").read_text()
+    keys = set(re.findall(r"@\w+\{([^,\s]+),", bib))
+    sources = list((ROOT / "book").glob("*.md")) + [md for md, _ in PAIRS]
+    for path in sources:
+        for group in re.findall(r"\{cite[:\w]*\}`([^`]+)`", path.read_text()):
+            for key in group.split(","):
+                assert key.strip() in keys, f"{path.name} cites {key.strip()!r}, which is not in references.bib"
+
+
+def test_repository_url_is_defined_once():
+    url = booktools.repository_url()
+    offenders = []
+    for path in [ROOT / "README.md", *ROOT.glob("book/*.md"), *ROOT.glob("src/assocmem/*.py")]:
+        if path.exists() and url in path.read_text() and path.name != "README.md":
+            offenders.append(path.name)
+    assert not offenders, f"the repository URL is typed into {offenders}; read it from _config.yml instead"

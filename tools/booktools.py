@@ -1,0 +1,137 @@
+"""Maintenance of the book's chapters (jupytext pairs in notebooks/).
+
+    python tools/booktools.py sync-boilerplate   # rewrite the install and macros cells from _config.yml
+    python tools/booktools.py execute notebooks/01-*.md ...   # .md -> .ipynb, run top to bottom, save outputs
+
+The repository address and the maths macros are defined once, in ``_config.yml``. Every chapter
+carries two generated cells that copy them, so that the notebook renders and installs the same way
+in Jupyter and on Colab as in the book: a hidden markdown cell with the macros as ``\\newcommand``
+definitions, and a first code cell that installs the library on Colab only. The contract tests
+(tests/test_notebooks.py) use the functions here to check that every chapter is up to date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+FORMATS = "ipynb,md:myst"
+INSTALL_TAG = "remove-cell"
+MACROS_TAG = "remove-cell"
+MACROS_MARKER = "<!-- maths macros: generated from _config.yml by tools/booktools.py -->"
+INSTALL_MARKER = "# Runs on Google Colab only: installs this book's library there. Elsewhere it does nothing."
+
+
+def config() -> dict:
+    """The parsed ``_config.yml``."""
+    return yaml.safe_load((ROOT / "_config.yml").read_text())
+
+
+def repository_url() -> str:
+    """The repository address, from ``_config.yml`` (its only definition)."""
+    return config()["repository"]["url"]
+
+
+def macros() -> dict:
+    """The MathJax macros from ``_config.yml``."""
+    return config()["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+
+
+def macros_cell_source() -> str:
+    """The hidden markdown cell that defines the macros for Jupyter and Colab."""
+    lines = [MACROS_MARKER, "$$"]
+    for name, body in macros().items():
+        if isinstance(body, list):
+            text, nargs = body
+            lines.append(rf"\newcommand{{\{name}}}[{nargs}]{{{text}}}")
+        else:
+            lines.append(rf"\newcommand{{\{name}}}{{{body}}}")
+    lines.append("$$")
+    return "\n".join(lines)
+
+
+def install_cell_source() -> str:
+    """The first code cell of every chapter: installs the library on Colab, a no-op elsewhere."""
+    return "\n".join(
+        [
+            INSTALL_MARKER,
+            "import sys",
+            "",
+            'if "google.colab" in sys.modules:',
+            f'    %pip install --quiet "assocmem[colab] @ git+{repository_url()}"',
+        ]
+    )
+
+
+def chapter_pairs() -> list[tuple[Path, Path]]:
+    """(md, ipynb) paths of every chapter, sorted."""
+    stems = sorted({p.stem for p in NOTEBOOKS.glob("*.md")} | {p.stem for p in NOTEBOOKS.glob("*.ipynb")})
+    return [(NOTEBOOKS / f"{s}.md", NOTEBOOKS / f"{s}.ipynb") for s in stems]
+
+
+def sync_boilerplate(md: Path) -> bool:
+    """Rewrite the macros and install cells of one ``.md`` chapter; return whether it changed."""
+    nb = jupytext.read(md)
+    cells = nb.cells
+    macros_cell = nbformat.v4.new_markdown_cell(macros_cell_source(), metadata={"tags": [MACROS_TAG]})
+    install_cell = nbformat.v4.new_code_cell(install_cell_source(), metadata={"tags": [INSTALL_TAG]})
+    # Drop old copies, then put the macros cell first (before any maths) and the install cell first among code.
+    cells = [c for c in cells if not c.source.startswith((MACROS_MARKER, INSTALL_MARKER))]
+    cells.insert(0, macros_cell)
+    first_code = next((i for i, c in enumerate(cells) if c.cell_type == "code"), len(cells))
+    cells.insert(first_code, install_cell)
+    nb.cells = cells
+    new = jupytext.writes(nb, fmt="md:myst")
+    if new != md.read_text():
+        md.write_text(new)
+        return True
+    return False
+
+
+def execute(md: Path, timeout: int = 1200) -> Path:
+    """Pair ``md`` with its ``.ipynb``, execute it from a fresh kernel in ``notebooks/``, save the outputs."""
+    from nbclient import NotebookClient
+
+    nb = jupytext.read(md)
+    nb.metadata.setdefault("jupytext", {})["formats"] = FORMATS
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(md.parent)}}).execute()
+    for cell in nb.cells:  # timestamps of the run only make diffs noisy
+        cell.metadata.pop("execution", None)
+    out = md.with_suffix(".ipynb")
+    nbformat.write(nb, out)
+    # Re-write the .md from the executed notebook so both files carry the same metadata.
+    md.write_text(jupytext.writes(nb, fmt="md:myst"))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("sync-boilerplate", help="rewrite the generated cells of every chapter's .md")
+    ex = sub.add_parser("execute", help="execute chapters (.md paths) and save their .ipynb with outputs")
+    ex.add_argument("paths", nargs="+", type=Path)
+    ex.add_argument("--timeout", type=int, default=1200)
+    args = parser.parse_args(argv)
+    if args.cmd == "sync-boilerplate":
+        for md, _ in chapter_pairs():
+            if md.exists() and sync_boilerplate(md):
+                print(f"updated {md.relative_to(ROOT)}")
+        return 0
+    for p in args.paths:
+        md = p.with_suffix(".md")
+        sync_boilerplate(md)
+        print(f"executing {md.relative_to(ROOT) if md.is_absolute() else md} ...", flush=True)
+        execute(md.resolve(), timeout=args.timeout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
