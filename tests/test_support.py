@@ -1,0 +1,48 @@
+"""The small support modules: device selection, quiet progress bars, the house style."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest
+import torch
+
+from assocmem.devices import resolve_device
+from assocmem.plotting import PALETTE, color, key_value_planes, use_style
+from assocmem.progress import progress, quiet
+
+
+def test_auto_device_is_available_here():
+    dev = resolve_device("auto")
+    assert dev.type in ("cpu", "cuda", "mps")
+    assert resolve_device(None) == dev
+    assert resolve_device(torch.device("cpu")) == torch.device("cpu")
+
+
+def test_unknown_device_is_rejected():
+    with pytest.raises(ValueError, match="unknown device"):
+        resolve_device("tpu")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="only meaningful without CUDA")
+def test_missing_cuda_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        resolve_device("cuda")
+
+
+def test_progress_is_silent_when_quiet(monkeypatch):
+    monkeypatch.setenv("ASSOCMEM_QUIET", "1")
+    assert quiet()
+    assert list(progress(range(3))) == [0, 1, 2]
+    monkeypatch.delenv("ASSOCMEM_QUIET")
+    monkeypatch.delenv("CI", raising=False)
+    assert not quiet()
+
+
+def test_palette_and_style():
+    use_style()
+    assert color(0) == PALETTE["blue"] and color("green") == PALETTE["green"]
+    with pytest.raises(ValueError, match="unknown colour"):
+        color("magenta")
+    fig, (a, b) = key_value_planes()
+    assert a.get_aspect() == b.get_aspect() == 1.0
