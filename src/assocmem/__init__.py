@@ -9,10 +9,14 @@ Modules
 attention   softmax attention and causal linear attention (parallel, recurrent, chunked)
 memory      matrix memories: outer-product (Hebbian), least-squares, delta rule
 theory      closed forms for read errors and capacity
-sdm         sparse distributed memory: Hamming and spherical intersections, beta fits
+geometry    the geometry of stored pairs: coordinates in the key basis, coherence, noisy reads
+capacity    Monte Carlo read errors of random key-value pairs
+sdm         sparse distributed memory: Hamming and spherical intersections, beta fits,
+            signal-to-noise and optimal radii, read rules
 repro       reproduction checks: seed value, our value, tolerance, verdict
 plotting    the house figure style
 devices     device selection (``device="auto"``)
+progress    progress bars that stay silent under CI and in the book build
 """
 
 __version__ = "0.1.0"

@@ -9,15 +9,23 @@ with ``E||v||^2 = 1``, the average squared read error ``e(n) = E||S k_j - v_j||^
   for Gaussian values, since ``K^+ K`` projects ``R^n`` onto a ``d_k``-dimensional subspace
   (Kohonen & Ruohonen 1973).
 
-Plus the geometry of the dual basis (seed §6): two unit keys at angle ``theta`` have dual vectors
-of length ``1 / sin(theta)``.
+Plus the geometry of a few keys (seed §5-§6):
+
+* two unit keys at angle ``theta`` have dual vectors of length ``1 / sin(theta)``;
+* with orthonormal values, the least-squares memory of those two keys stretches its input by at
+  most ``sigma_max = 1 / sqrt(1 - |cos(theta)|)`` (the additive memory by ``sqrt(1 + |cos(theta)|)``),
+  which is also the worst-case amplification of query noise;
+* no ``n > d_k`` unit keys are mutually orthogonal: their largest overlap ``max |cos|`` is at least
+  the Welch bound ``sqrt((n - d_k) / (d_k (n - 1)))``, and in the plane at least ``cos(pi / n)``.
 
 Every function accepts scalars or numpy arrays (broadcast together) and returns a Python scalar for
 scalar input, an ndarray otherwise.
 
 References
 ----------
-Seed "How much can a matrix remember?", §6-§7.
+Seed "How much can a matrix remember?", §5-§7.
+Welch, L. R. (1974). Lower bounds on the maximum cross correlation of signals. IEEE Trans.
+Information Theory 20(3), 397-399.
 Kohonen, T. (1972). Correlation matrix memories. IEEE Trans. Computers C-21(4).
 Anderson, J. A. (1972). A simple neural network generating an interactive memory.
 Kohonen, T., & Ruohonen, M. (1973). Representation of associated data by matrix operators.
@@ -31,6 +39,10 @@ __all__ = [
     "additive_read_error",
     "least_squares_read_error",
     "dual_vector_norm",
+    "least_squares_sigma_max",
+    "additive_sigma_max",
+    "welch_bound",
+    "planar_coherence_bound",
     "max_pairs_at_error",
 ]
 
@@ -47,6 +59,13 @@ def _validate_n_dk(n, d_k) -> tuple[np.ndarray, np.ndarray, bool]:
     if np.any(~np.isfinite(d_arr)) or np.any(d_arr < 1):
         raise ValueError(f"d_k must be >= 1 (key dimension); got {d_k!r}")
     return n_arr, d_arr, (n_arr.ndim == 0 and d_arr.ndim == 0)
+
+
+def _check_open_angle(theta) -> np.ndarray:
+    th = np.asarray(theta, dtype=float)
+    if np.any(~np.isfinite(th)) or np.any(th <= 0) or np.any(th >= np.pi):
+        raise ValueError(f"theta must lie in the open interval (0, pi) radians; got {theta!r}")
+    return th
 
 
 def additive_read_error(n, d_k):
@@ -137,12 +156,163 @@ def dual_vector_norm(theta):
     Seed §6 and Figure 3. Derivation: ``G = [[1, c], [c, 1]]`` with ``c = cos(theta)``, so
     ``||k~_1||^2 = (G^{-1})_{11} = 1 / (1 - c^2)``.
     """
-    th = np.asarray(theta, dtype=float)
-    if np.any(~np.isfinite(th)) or np.any(th <= 0) or np.any(th >= np.pi):
-        raise ValueError(f"theta must lie in the open interval (0, pi) radians; got {theta!r}")
+    th = _check_open_angle(theta)
     out = 1.0 / np.sin(th)
     return _scalar_or_array(out, th.ndim == 0)
 
+
+
+def least_squares_sigma_max(theta):
+    """Largest singular value of the least-squares memory of two unit keys at angle ``theta``.
+
+    With unit keys ``k_1, k_2`` at angle ``theta`` and orthonormal values ``v_1, v_2``, the memory
+    ``S* = V G^{-1} K^T = V K^+`` has the singular values of ``K^+``, the reciprocals of those of
+    ``K``. The squared singular values of ``K`` are the eigenvalues of ``G = [[1, c], [c, 1]]``,
+    ``1 + c`` and ``1 - c`` with ``c = cos(theta)``, so
+
+    ``sigma_max(S*) = 1 / sqrt(1 - |cos(theta)|)``,
+
+    attained in the direction ``k_1 - k_2`` (``k_1 + k_2`` when ``cos(theta) < 0``), in which the
+    two keys differ. Because ``S* k_1 = v_1`` exactly, a query ``k_1 + eps u`` with ``||u|| = 1``
+    reads ``v_1 + eps S* u``: ``sigma_max`` is the worst-case amplification of query noise. It is
+    never below the dual-vector length ``1 / sin(theta)`` and tends to ``sqrt(2)`` times it as
+    ``theta -> 0`` (``sigma_max ~ sqrt(2) / theta``).
+
+    Parameters
+    ----------
+    theta : float or array-like
+        Angle between the keys in radians, in the open interval ``(0, pi)``.
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        ``1 / sqrt(1 - |cos(theta)|)``; float for scalar input. Computed as
+        ``1 / (sqrt(2) sin(phi / 2))`` with ``phi = min(theta, pi - theta)`` to keep full relative
+        accuracy for nearly parallel keys.
+
+    Raises
+    ------
+    ValueError
+        If any ``theta`` is outside ``(0, pi)`` or non-finite.
+
+    References
+    ----------
+    Seed §6 ("the largest stretch of a matrix, its largest singular value, is the long
+    semi-axis of the ellipse"; the seed gives no formula). Kohonen & Ruohonen (1973).
+    """
+    th = _check_open_angle(theta)
+    phi = np.minimum(th, np.pi - th)  # angle between the lines through the keys, in (0, pi/2]
+    out = 1.0 / (np.sqrt(2.0) * np.sin(phi / 2.0))  # 1 - |cos(theta)| = 2 sin^2(phi / 2)
+    return _scalar_or_array(out, th.ndim == 0)
+
+
+def additive_sigma_max(theta):
+    """Largest singular value of the additive memory of two unit keys at angle ``theta``.
+
+    With orthonormal values, ``S = V K^T`` has the singular values of ``K``:
+    ``sqrt(1 + |cos(theta)|)``, between 1 (orthogonal keys) and ``sqrt(2)`` (parallel keys).
+
+    Parameters
+    ----------
+    theta : float or array-like
+        Angle between the keys in radians; any finite value (parallel keys are allowed).
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        ``sqrt(1 + |cos(theta)|)``; float for scalar input.
+
+    Raises
+    ------
+    ValueError
+        If any ``theta`` is non-finite.
+
+    References
+    ----------
+    Seed §5 (the additive memory ``S = V K^T``).
+    """
+    th = np.asarray(theta, dtype=float)
+    if np.any(~np.isfinite(th)):
+        raise ValueError(f"theta must be finite (radians); got {theta!r}")
+    out = np.sqrt(1.0 + np.abs(np.cos(th)))
+    return _scalar_or_array(out, th.ndim == 0)
+
+
+def welch_bound(n, d_k):
+    """Smallest possible largest overlap of ``n`` unit vectors in ``R^{d_k}`` (Welch, 1974).
+
+    For any unit keys ``k_1, ..., k_n`` in ``R^{d_k}``,
+
+    ``max_{i != j} |k_i^T k_j| >= sqrt((n - d_k) / (d_k (n - 1)))``  for ``n > d_k``,
+
+    and 0 for ``n <= d_k`` (orthonormal keys exist). Proof: ``G`` has trace ``n`` and rank at most
+    ``d_k``, so ``||G||_F^2 >= n^2 / d_k`` (Cauchy-Schwarz on its eigenvalues); the diagonal
+    contributes ``n`` and the ``n (n - 1)`` off-diagonal entries the rest. Equality holds for
+    equiangular tight frames, e.g. three keys at 120 degrees in the plane (bound ``1/2``).
+
+    Parameters
+    ----------
+    n : int or array-like
+        Number of keys, ``>= 1``.
+    d_k : int or array-like
+        Key dimension, ``>= 1``; broadcast against ``n``.
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        The bound; float for scalar inputs.
+
+    Raises
+    ------
+    ValueError
+        If any ``n < 1`` or ``d_k < 1`` (or non-finite).
+
+    References
+    ----------
+    Welch, L. R. (1974), IEEE Trans. Information Theory 20(3). Seed §5 ("at most ``d_k`` vectors
+    are mutually perpendicular").
+    """
+    n_arr, d_arr, scalar = _validate_n_dk(n, d_k)
+    n_b, d_b = np.broadcast_arrays(n_arr, d_arr)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sq = (n_b - d_b) / (d_b * (n_b - 1.0))
+    out = np.where(n_b <= d_b, 0.0, np.sqrt(np.where(n_b <= d_b, 0.0, sq)))
+    return _scalar_or_array(out, scalar)
+
+
+def planar_coherence_bound(n):
+    """Smallest possible largest overlap ``max_{i != j} |cos|`` of ``n`` unit vectors in the plane.
+
+    ``|cos|`` between two unit vectors depends only on the lines through them. ``n`` lines through
+    the origin cut the half-turn into ``n`` gaps that sum to ``pi``, so the smallest gap is at most
+    ``pi / n`` and the two lines bounding it have ``|cos| >= cos(pi / n)``. Equally spaced lines
+    attain it. For ``n = 3`` the bound is ``1/2``: any third key in the plane overlaps one of the
+    first two by at least half.
+
+    Parameters
+    ----------
+    n : int or array-like
+        Number of unit vectors, ``>= 1``.
+
+    Returns
+    -------
+    float or numpy.ndarray of float64
+        ``cos(pi / n)`` for ``n >= 3``, exactly 0 for ``n <= 2``; float for scalar input.
+
+    Raises
+    ------
+    ValueError
+        If any ``n < 1`` or non-finite.
+
+    References
+    ----------
+    Seed §5 ("in the plane a third key always overlaps the first two").
+    """
+    n_arr = np.asarray(n, dtype=float)
+    if np.any(~np.isfinite(n_arr)) or np.any(n_arr < 1):
+        raise ValueError(f"n must be >= 1 (number of vectors); got {n!r}")
+    out = np.where(n_arr <= 2, 0.0, np.cos(np.pi / np.maximum(n_arr, 1.0)))
+    return _scalar_or_array(out, n_arr.ndim == 0)
 
 def max_pairs_at_error(eps, d_k):
     """Largest ``n`` whose additive read error ``(n - 1)/d_k`` is at most ``eps``.

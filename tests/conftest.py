@@ -1,0 +1,18 @@
+"""Shared pytest configuration: GPU-marked tests run only where CUDA is available."""
+
+import os
+
+import pytest
+import torch
+
+os.environ.setdefault("ASSOCMEM_QUIET", "1")
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def pytest_collection_modifyitems(config, items):
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
