@@ -6,12 +6,21 @@ geometry
     Hamming balls, the exact circle intersection ``I(dv, d, n)`` (Eq. 2), Kanerva's lune form and
     normal approximation, expected neuron counts, spherical cap intersections (continuous SDM),
     and the log-linear ``beta`` fit (Eq. 10) with the analytic ``beta`` of Eq. 21.
+exponential
+    Why the intersection looks exponential: local decay rates, the exact form of the regression
+    ``beta``, and the decomposition of the gap between Eq. 21 and the fitted ``beta``.
+capacity
+    Signal-to-noise ratio (Eq. 25), memory capacity (Eqs. 26-27), critical distance, the optimal
+    radii of Table 1 and the softmax weight on far patterns.
 
-Everything public in the submodules is re-exported here, so ``from assocmem.sdm import
-circle_intersection`` works.
+Everything public in ``geometry`` and ``capacity`` is re-exported here, so ``from assocmem.sdm
+import circle_intersection`` works. ``capacity.capacity`` is exported as ``memory_capacity`` so
+that the name ``assocmem.sdm.capacity`` keeps meaning the submodule.
 """
 
+from .capacity import *  # noqa: F401,F403
+from .capacity import __all__ as _capacity_all
 from .geometry import *  # noqa: F401,F403
 from .geometry import __all__ as _geometry_all
 
-__all__ = list(_geometry_all)
+__all__ = list(_geometry_all) + list(_capacity_all)
