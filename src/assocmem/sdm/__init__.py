@@ -9,11 +9,14 @@ geometry
 exponential
     Why the intersection looks exponential: local decay rates, the exact form of the regression
     ``beta``, and the decomposition of the gap between Eq. 21 and the fitted ``beta``.
+read
+    Reading an SDM: Hamming distances, the bipolar map of Eq. 5, the pattern view of Eq. 1, attention
+    in SDM notation (Eq. 4), and the neuron view with explicit random neurons.
 capacity
     Signal-to-noise ratio (Eq. 25), memory capacity (Eqs. 26-27), critical distance, the optimal
     radii of Table 1 and the softmax weight on far patterns.
 
-Everything public in ``geometry`` and ``capacity`` is re-exported here, so ``from assocmem.sdm
+Everything public in ``geometry``, ``read`` and ``capacity`` is re-exported here, so ``from assocmem.sdm
 import circle_intersection`` works. ``capacity.capacity`` is exported as ``memory_capacity`` so
 that the name ``assocmem.sdm.capacity`` keeps meaning the submodule.
 """
@@ -22,5 +25,7 @@ from .capacity import *  # noqa: F401,F403
 from .capacity import __all__ as _capacity_all
 from .geometry import *  # noqa: F401,F403
 from .geometry import __all__ as _geometry_all
+from .read import *  # noqa: F401,F403
+from .read import __all__ as _read_all
 
-__all__ = list(_geometry_all) + list(_capacity_all)
+__all__ = list(_geometry_all) + list(_read_all) + list(_capacity_all)
