@@ -12,6 +12,9 @@ exponential
 read
     Reading an SDM: Hamming distances, the bipolar map of Eq. 5, the pattern view of Eq. 1, attention
     in SDM notation (Eq. 4), and the neuron view with explicit random neurons.
+weights
+    Normalised SDM weights against fitted-softmax weights: total variation, the softmax weight on
+    far patterns and its exact expectation.
 capacity
     Signal-to-noise ratio (Eq. 25), memory capacity (Eqs. 26-27), critical distance, the optimal
     radii of Table 1 and the softmax weight on far patterns.

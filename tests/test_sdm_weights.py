@@ -1,0 +1,361 @@
+"""Tests for assocmem.sdm.weights: SDM against fitted-softmax weights, and the far-pattern weight.
+
+Exact identities (normalisation, band decomposition, the Laplace-transform expectation at small
+m) are checked to float64 rounding; the review's printed numbers (TV 0.16 / 0.12 / 0.09) at half
+a unit of their last digit; Monte Carlo against the exact expectation at four standard errors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from assocmem.sdm import (
+    ball_fraction,
+    circle_intersection_table,
+    far_pattern_weight_mc,
+    far_pattern_weight_meanfield,
+    far_pattern_weight_sdm,
+    far_pattern_weight_sdm_mc,
+    fit_beta,
+    log_cap_intersection,
+)
+from assocmem.sdm.weights import (
+    PRESETS,
+    WeightComparison,
+    compare_weights,
+    cosine_of_distance,
+    expected_far_weight,
+    far_weight_contributions,
+    far_weight_from_distances,
+    get_preset,
+    prob_sdm_far_weight_zero,
+    sample_far_distances,
+    sdm_log_weights,
+    sdm_relative_weights,
+    sdm_weight_profile,
+    softmax_relative_weights,
+    softmax_weight_profile,
+    total_variation,
+    tv_of_beta,
+    tv_optimal_beta,
+)
+
+N = 64
+
+
+# ------------------------------------------------------------------------------------------
+# Presets
+# ------------------------------------------------------------------------------------------
+
+
+def test_presets():
+    assert set(PRESETS) == {"quick", "full"}
+    assert get_preset("quick") is PRESETS["quick"]
+    assert get_preset("full").trials > get_preset("quick").trials
+    with pytest.raises(ValueError, match="full.*quick"):
+        get_preset("huge")
+
+
+# ------------------------------------------------------------------------------------------
+# Profiles
+# ------------------------------------------------------------------------------------------
+
+
+def test_cosine_of_distance():
+    np.testing.assert_array_equal(cosine_of_distance([0, 16, 32, 64], 64), [1.0, 0.5, 0.0, -1.0])
+    assert cosine_of_distance(3, 4).shape == (1,)
+    with pytest.raises(ValueError):
+        cosine_of_distance(65, 64)
+    with pytest.raises(ValueError):
+        cosine_of_distance(1.5, 64)
+
+
+@pytest.mark.parametrize("d", [0, 5, 11, 15, 32, 64])
+def test_binary_profile_is_the_normalised_exact_table(d):
+    w = sdm_weight_profile(N, d)
+    table = circle_intersection_table(N, d)
+    total = sum(table)
+    assert w.shape == (N + 1,)
+    np.testing.assert_array_equal(w, [float(Fraction(v, total)) for v in table])
+    assert w.sum() == pytest.approx(1.0, abs=1e-14)
+    assert np.all(w[2 * d + 1:] == 0.0)
+
+
+def test_binary_profile_on_a_subset_of_distances():
+    dvs = [0, 2, 7, 30]
+    w = sdm_weight_profile(N, 15, dvs)
+    table = circle_intersection_table(N, 15, dvs)
+    np.testing.assert_allclose(w, np.array(table, dtype=float) / sum(table), rtol=1e-15)
+    with pytest.raises(ValueError, match="zero"):
+        sdm_weight_profile(N, 5, [20, 30])
+    with pytest.raises(ValueError, match="empty"):
+        sdm_weight_profile(N, 5, [])
+
+
+def test_cap_profile_matches_log_cap_intersection_and_reaches_past_2d():
+    d = 11
+    w = sdm_weight_profile(N, d, intersection="cap")
+    logs = log_cap_intersection(1 - 2 * np.arange(N + 1) / N, d, N)
+    np.testing.assert_allclose(w, np.exp(logs) / np.exp(logs).sum(), rtol=1e-12)
+    assert w[2 * d + 2] > 0  # the binary count is already 0 there
+    np.testing.assert_allclose(sdm_log_weights(N, d, [0, 2 * d + 2], "cap"), logs[[0, 2 * d + 2]], rtol=1e-14)
+
+
+def test_softmax_profile():
+    beta = 9.4
+    rho = 1 - 2 * np.arange(N + 1) / N
+    e = np.exp(beta * rho)
+    np.testing.assert_allclose(softmax_weight_profile(N, beta), e / e.sum(), rtol=1e-13)
+    np.testing.assert_allclose(softmax_weight_profile(N, 0.0), np.full(N + 1, 1 / (N + 1)), rtol=1e-14)
+    assert softmax_weight_profile(N, 1e4).sum() == pytest.approx(1.0)  # no overflow
+    with pytest.raises(ValueError):
+        softmax_weight_profile(N, -1.0)
+    with pytest.raises(ValueError):
+        softmax_weight_profile(N, float("nan"))
+
+
+def test_unknown_intersection_raises():
+    with pytest.raises(ValueError, match="intersection"):
+        sdm_weight_profile(N, 5, intersection="sphere")
+
+
+# ------------------------------------------------------------------------------------------
+# Total variation
+# ------------------------------------------------------------------------------------------
+
+
+def test_total_variation_properties():
+    p, q = np.array([0.5, 0.5, 0.0]), np.array([0.0, 0.5, 0.5])
+    assert total_variation(p, q) == 0.5
+    assert total_variation(q, p) == 0.5
+    assert total_variation(p, p) == 0.0
+    assert total_variation([1, 0], [0, 1]) == 1.0
+    with pytest.raises(ValueError, match="shape"):
+        total_variation([1.0], [0.5, 0.5])
+    with pytest.raises(ValueError, match="non-negative"):
+        total_variation([1.5, -0.5], [0.5, 0.5])
+    with pytest.raises(ValueError, match="sum to 1"):
+        total_variation([0.5, 0.4], [0.5, 0.5])
+
+
+@pytest.mark.parametrize("d,seed", [(5, 0.16), (11, 0.12), (15, 0.09)])
+def test_review_tv_values_reproduce(d, seed):
+    c = compare_weights(N, d)  # beta by OLS on dv < d, one pattern at every distance 0..64
+    assert c.beta == pytest.approx(fit_beta(N, d).beta, rel=1e-15)
+    assert c.beta_rule == "ols"
+    assert abs(c.tv - seed) <= 0.005  # the review prints two decimals
+
+
+@pytest.mark.parametrize("d,ours", [(5, 0.1130), (11, 0.1106), (15, 0.0839)])
+def test_tv_with_the_authors_beta(d, ours):
+    c = compare_weights(N, d, beta="authors")
+    assert c.beta == pytest.approx(fit_beta(N, d, convention="authors").beta, rel=1e-15)
+    assert c.tv == pytest.approx(ours, abs=5e-5)
+
+
+@pytest.mark.parametrize("d", [5, 11, 15])
+@pytest.mark.parametrize("intersection", ["binary", "cap"])
+def test_tv_parts_add_up_and_are_local(d, intersection):
+    c = compare_weights(N, d, intersection=intersection)
+    parts = c.tv_parts()
+    assert set(parts) == {"local", "middle", "far"}
+    assert sum(parts.values()) == pytest.approx(c.tv, abs=1e-15)
+    assert parts["local"] > 0.9 * c.tv  # the disagreement sits at the nearest distances
+
+
+def test_comparison_with_a_given_beta_and_bad_rules():
+    c = compare_weights(N, 11, beta=14.0, dvs=range(0, 23))
+    assert isinstance(c, WeightComparison)
+    assert (c.beta, c.beta_rule) == (14.0, "given")
+    assert c.dvs.tolist() == list(range(23))
+    with pytest.raises(ValueError, match="ols"):
+        compare_weights(N, 11, beta="median")
+    with pytest.raises(ValueError):
+        compare_weights(N, 11, beta=-3.0)
+
+
+def test_log_ratio_and_local_window():
+    c = compare_weights(N, 11)
+    r = c.log_ratio()
+    assert r[0] == 0.0
+    assert np.all(np.isneginf(r[2 * 11 + 1:]))
+    rel_sdm = np.array([math.log(Fraction(v, circle_intersection_table(N, 11)[0]))
+                        for v in circle_intersection_table(N, 11, range(11))])
+    expected = rel_sdm + 2 * c.beta * np.arange(11) / N
+    assert c.max_local_log_ratio() == pytest.approx(np.abs(expected).max(), rel=1e-12)
+    far_only = compare_weights(N, 11, dvs=[12, 14])
+    with pytest.raises(ValueError, match="below"):
+        far_only.max_local_log_ratio()
+
+
+def test_tv_of_beta_matches_compare_weights():
+    betas = [3.0, 14.41160476036902, 40.0]
+    tv = tv_of_beta(N, 11, betas)
+    for b, t in zip(betas, tv):
+        assert t == pytest.approx(compare_weights(N, 11, beta=b).tv, abs=1e-15)
+
+
+@pytest.mark.parametrize("intersection", ["binary", "cap"])
+@pytest.mark.parametrize("d", [5, 11, 15])
+def test_tv_optimal_beta_is_a_minimum(d, intersection):
+    beta, tv = tv_optimal_beta(N, d, intersection=intersection)
+    assert tv == pytest.approx(float(tv_of_beta(N, d, [beta], intersection)[0]), abs=1e-15)
+    for rule in ("ols", "authors"):
+        assert tv <= compare_weights(N, d, beta=rule, intersection=intersection).tv + 1e-15
+    near = tv_of_beta(N, d, [beta * 0.99, beta * 1.01], intersection)
+    assert np.all(near >= tv - 1e-12)
+    grid = tv_of_beta(N, d, np.geomspace(0.5, 200, 2000), intersection)
+    assert tv <= grid.min() + 1e-9
+
+
+def test_tv_optimal_beta_bounds():
+    with pytest.raises(ValueError, match="bounds"):
+        tv_optimal_beta(N, 11, bounds=(0.0, 10.0))
+
+
+# ------------------------------------------------------------------------------------------
+# Relative weights and the exact far weight
+# ------------------------------------------------------------------------------------------
+
+
+def test_relative_weights():
+    x = softmax_relative_weights(N, 9.4)
+    assert x[0] == 1.0
+    np.testing.assert_allclose(x, np.exp(9.4 * (cosine_of_distance(np.arange(N + 1), N) - 1)), rtol=1e-13)
+    s = sdm_relative_weights(N, 11)
+    table = circle_intersection_table(N, 11)
+    np.testing.assert_array_equal(s, [float(Fraction(v, table[0])) for v in table])
+    assert np.all(s[23:] == 0.0) and s[22] > 0
+    c = sdm_relative_weights(N, 11, "cap")
+    assert c[0] == 1.0 and np.all(c[:37] > 0) and c[23] > 0  # cap support: dv < 4 d (1 - d/n) = 36.4
+    with pytest.raises(ValueError, match="empty"):
+        sdm_relative_weights(N, 0, "cap")
+
+
+def _brute_force_expectation(x: np.ndarray, m: int) -> float:
+    """E[S/(1+S)] by summing over every m-tuple of distances (small n and m only)."""
+    n = x.size - 1
+    pmf = stats.binom.pmf(np.arange(n + 1), n, 0.5)
+    total = 0.0
+    for combo in itertools.product(range(n + 1), repeat=m):
+        s = sum(x[k] for k in combo)
+        total += float(np.prod(pmf[list(combo)])) * s / (1 + s)
+    return total
+
+
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_expected_far_weight_against_brute_force(m):
+    n = 8
+    for x in (softmax_relative_weights(n, 3.0), sdm_relative_weights(n, 2)):
+        assert expected_far_weight(x, m) == pytest.approx(_brute_force_expectation(x, m), rel=1e-9)
+
+
+def test_expected_far_weight_constant_and_zero():
+    for c, m in [(0.5, 1), (1e-3, 1024), (2.0, 7)]:
+        assert expected_far_weight(np.full(N + 1, c), m) == pytest.approx(m * c / (1 + m * c), rel=1e-9)
+    assert expected_far_weight(np.zeros(N + 1), 1024) == 0.0
+    with pytest.raises(ValueError):
+        expected_far_weight(np.array([1.0, -0.1, 0.0]), 3)
+    with pytest.raises(ValueError):
+        expected_far_weight(np.ones(5), 0)
+    with pytest.raises(ValueError):
+        expected_far_weight(np.ones((2, 3)), 3)
+
+
+@pytest.mark.parametrize("beta", [4.0, 9.436391128079615, 14.41160476036902, 28.4])
+def test_expected_far_weight_below_and_near_mean_field_softmax(beta):
+    exact = expected_far_weight(softmax_relative_weights(N, beta), 1024)
+    mf = far_pattern_weight_meanfield(beta, 1024, N)
+    assert exact <= mf  # Jensen: S/(1+S) is concave
+    assert exact == pytest.approx(mf, rel=2e-3)
+
+
+@pytest.mark.parametrize("d", [5, 11, 15])
+def test_expected_far_weight_below_and_near_mean_field_sdm(d):
+    exact = expected_far_weight(sdm_relative_weights(N, d), 1024)
+    mf = far_pattern_weight_sdm(N, d, 1024)
+    assert exact <= mf
+    assert exact == pytest.approx(mf, rel=2e-3)
+
+
+def test_review_numbers_for_random_patterns():
+    # the library author's mean-field numbers, here from the exact expectation
+    assert expected_far_weight(softmax_relative_weights(N, 9.436391128079615), 1024) == pytest.approx(0.1404, abs=5e-5)
+    assert expected_far_weight(softmax_relative_weights(N, 14.41160476036902), 1024) == pytest.approx(2.812e-3, abs=5e-7)
+    assert expected_far_weight(sdm_relative_weights(N, 15), 1024) == pytest.approx(0.01231, abs=5e-6)
+    assert expected_far_weight(sdm_relative_weights(N, 11), 1024) == pytest.approx(5.149e-5, abs=5e-8)
+    assert expected_far_weight(sdm_relative_weights(N, 5), 1024) == pytest.approx(4.6075e-10, rel=1e-4)
+
+
+@pytest.mark.parametrize("rel", [("softmax", 9.436391128079615), ("softmax", 14.41160476036902),
+                                 ("sdm", 15), ("sdm", 11)])
+def test_sampled_far_weight_agrees_with_exact_expectation(rel):
+    kind, value = rel
+    x = softmax_relative_weights(N, value) if kind == "softmax" else sdm_relative_weights(N, value)
+    dist = sample_far_distances(N, 1024, 2000, seed=3)
+    w = far_weight_from_distances(x, dist)
+    se = w.std(ddof=1) / math.sqrt(w.size)
+    assert abs(w.mean() - expected_far_weight(x, 1024)) <= 4 * se
+
+
+def test_vector_level_simulations_agree_with_exact_expectation():
+    beta = 9.436391128079615
+    mean, se = far_pattern_weight_mc(beta, 1024, N, trials=400, seed=1, return_stderr=True)
+    assert abs(mean - expected_far_weight(softmax_relative_weights(N, beta), 1024)) <= 4 * se
+    mean, se = far_pattern_weight_sdm_mc(N, 15, 1024, trials=400, seed=1, return_stderr=True)
+    assert abs(mean - expected_far_weight(sdm_relative_weights(N, 15), 1024)) <= 4 * se
+
+
+def test_far_weight_contributions_sum_to_the_mean_field_totals():
+    beta, m = 14.4, 1024
+    c = far_weight_contributions(softmax_relative_weights(N, beta), m)
+    assert c.shape == (N + 1,)
+    assert c.sum() == pytest.approx(m * math.exp(-beta) * math.cosh(beta / N) ** N, rel=1e-12)
+    s = far_weight_contributions(sdm_relative_weights(N, 11), m).sum()
+    assert s == pytest.approx(m * ball_fraction(11, N), rel=1e-12)  # E[I(dv)] / I(0) = p exactly
+    mf = s / (1 + s)
+    assert mf == pytest.approx(far_pattern_weight_sdm(N, 11, m), rel=1e-12)
+
+
+def test_sample_far_distances():
+    a = sample_far_distances(N, 100, 50, seed=7)
+    assert a.shape == (50, 100) and a.dtype == np.int64
+    np.testing.assert_array_equal(a, sample_far_distances(N, 100, 50, seed=7))
+    assert a.min() >= 0 and a.max() <= N
+    assert abs(a.mean() - N / 2) < 4 * math.sqrt(N / 4) / math.sqrt(a.size)
+    with pytest.raises(ValueError):
+        sample_far_distances(N, 0, 5)
+    with pytest.raises(ValueError):
+        sample_far_distances(N, 5, 0)
+
+
+def test_far_weight_from_distances():
+    x = sdm_relative_weights(N, 5)
+    dist = np.array([[32, 40, 11], [10, 32, 32]])
+    w = far_weight_from_distances(x, dist)
+    assert w[0] == 0.0  # all beyond 2d = 10: exactly zero
+    assert w[1] == pytest.approx(x[10] / (1 + x[10]), rel=1e-15)
+    with pytest.raises(ValueError, match="shape"):
+        far_weight_from_distances(x, np.array([1, 2]))
+    with pytest.raises(ValueError, match="lie in"):
+        far_weight_from_distances(x, np.array([[65]]))
+    with pytest.raises(ValueError, match="integers"):
+        far_weight_from_distances(x, np.array([[1.5]]))
+
+
+def test_prob_sdm_far_weight_zero():
+    p10 = ball_fraction(10, N)
+    assert prob_sdm_far_weight_zero(N, 5, 1024) == pytest.approx((1 - p10) ** 1024, rel=1e-12)
+    assert 1 - prob_sdm_far_weight_zero(N, 5, 1024) == pytest.approx(1024 * p10, rel=1e-3)
+    assert prob_sdm_far_weight_zero(N, 15, 1024) < 1e-100
+    assert prob_sdm_far_weight_zero(N, 32, 1) == 0.0
+    dist = sample_far_distances(N, 1024, 4000, seed=0)
+    frac = np.mean(far_weight_from_distances(sdm_relative_weights(N, 11), dist) == 0.0)
+    p = prob_sdm_far_weight_zero(N, 11, 1024)
+    assert abs(frac - p) <= 4 * math.sqrt(p * (1 - p) / 4000) + 1 / 4000
