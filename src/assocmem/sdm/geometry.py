@@ -1457,3 +1457,271 @@ def largest_summand_beta(n, d, window=None, even_only: bool = False,
     """
     return fit_beta(n, d, window=window, even_only=even_only, convention=convention,
                     intersection="largest_summand")
+
+
+# ==========================================================================================
+# 7. Counting shared neurons: the paper's literal limits, grids, lune terms, a simulation
+# ==========================================================================================
+
+
+def circle_intersection_paper_limits(dv, d, n, *, binomial: str = "zero") -> int:
+    """Eq. 2 evaluated literally, with the paper's own summation limits.
+
+    ``I = sum_{a = n - d - floor(dv/2)}^{n - dv} sum_{c = max(0, n - d - a)}^{dv - (n - d - a)}
+    C(n - dv, a) C(dv, c)``. Two of these limits can leave the range of their binomial:
+    the lower limit of ``a`` is negative when ``d + floor(dv/2) > n``, and the upper limit of
+    ``c`` exceeds ``dv`` whenever ``a > n - d``. :func:`circle_intersection` clips both; this
+    function keeps them, so that the effect of the binomial convention can be seen.
+
+    Parameters
+    ----------
+    dv : int
+        Distance between the centres, ``0 <= dv <= n``.
+    d : int
+        Radius, ``0 <= d <= n``.
+    n : int
+        Dimension, ``n >= 1``.
+    binomial : {"zero", "math"}
+        ``"zero"``: ``C(N, K) = 0`` outside ``0 <= K <= N`` (the sum is then exact for every
+        ``dv, d``). ``"math"``: Python's :func:`math.comb`, which returns 0 for ``K > N`` but
+        refuses ``K < 0``; the sum then fails exactly where ``d + floor(dv/2) > n``.
+
+    Returns
+    -------
+    int
+        The literal double sum, exact.
+
+    Raises
+    ------
+    ValueError
+        As :func:`circle_intersection`; for an unknown ``binomial``; and, with
+        ``binomial="math"``, when the sum reaches a negative ``a`` (``d + floor(dv/2) > n``).
+
+    References
+    ----------
+    Bricken & Pehlevan (2021), Eq. 2 and App. B.1 (Eq. 12); seed 002, "Key results".
+    """
+    dv, d, n = _check_dnd(dv, d, n)
+    if binomial == "zero":
+        comb = _binom
+    elif binomial == "math":
+        comb = math.comb
+    else:
+        raise ValueError(f"binomial must be 'zero' or 'math', got {binomial!r}")
+    m = n - dv
+    total = 0
+    for a in range(n - d - dv // 2, m + 1):
+        excess = n - d - a
+        for c in range(max(0, excess), dv - excess + 1):
+            try:
+                total += comb(m, a) * comb(dv, c)
+            except ValueError as err:
+                raise ValueError(
+                    f"Eq. 2 with the paper's limits evaluates C({m}, {a}) at (dv, d, n) = "
+                    f"({dv}, {d}, {n}): the lower limit n - d - floor(dv/2) = "
+                    f"{n - d - dv // 2} is negative, and math.comb refuses it ({err})"
+                ) from None
+    return total
+
+
+_GRID_METHODS = ("eq2", "paper", "lune", "table", "enumerate")
+
+
+def circle_intersection_grid(n, method: str = "eq2") -> np.ndarray:
+    """``I(dv, d, n)`` for every radius and every distance, by one of the exact forms.
+
+    Parameters
+    ----------
+    n : int
+        Dimension, ``n >= 1`` (``n <= 20`` for ``method="enumerate"``).
+    method : {"eq2", "paper", "lune", "table", "enumerate"}
+        ``"eq2"``: :func:`circle_intersection` (Eq. 2 with clipped limits). ``"paper"``:
+        :func:`circle_intersection_paper_limits` with ``C = 0`` outside its range.
+        ``"lune"``: :func:`circle_intersection_lune` (Kanerva). ``"table"``:
+        :func:`circle_intersection_table` (the lune differences summed over ``dv``).
+        ``"enumerate"``: :func:`circle_intersection_enumerate` (brute force).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n + 1, n + 1)``, dtype ``object`` (Python ints), indexed ``[d, dv]``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is invalid, ``method`` is unknown, or ``n > 20`` with ``"enumerate"``.
+
+    References
+    ----------
+    Bricken & Pehlevan (2021), Eq. 2 and Fig. 11; Kanerva (1988), App. B.
+    """
+    n = _check_n(n)
+    if method not in _GRID_METHODS:
+        raise ValueError(f"method must be one of {_GRID_METHODS}, got {method!r}")
+    if method == "enumerate" and n > _ENUMERATE_MAX_N:
+        raise ValueError(f"enumeration is limited to n <= {_ENUMERATE_MAX_N}, got n = {n}")
+    out = np.empty((n + 1, n + 1), dtype=object)
+    for d in range(n + 1):
+        if method == "table":
+            out[d, :] = circle_intersection_table(n, d)
+            continue
+        if method == "enumerate":
+            addresses = np.arange(1 << n, dtype=np.uint32)
+            to_query = _popcount(addresses)
+            near_query = to_query <= d
+            for dv in range(n + 1):
+                to_pattern = _popcount(addresses ^ np.uint32((1 << dv) - 1))
+                out[d, dv] = int(np.count_nonzero(near_query & (to_pattern <= d)))
+            continue
+        form = {"eq2": circle_intersection, "paper": circle_intersection_paper_limits,
+                "lune": circle_intersection_lune}[method]
+        for dv in range(n + 1):
+            out[d, dv] = form(dv, d, n)
+    return out
+
+
+def lune_term(j, d, n) -> int:
+    """The step ``I(j - 1, d, n) - I(j, d, n)``: what moving the pattern one bit further loses.
+
+    Move the pattern ``p`` from distance ``j - 1`` to ``j`` of the query by flipping one bit
+    ``i`` on which the two agreed. The addresses lost are those within ``d`` of the query at
+    distance exactly ``d`` from ``p`` with bit ``i`` equal to ``p_i``; flipping bit ``i`` maps the
+    ones still within ``d - 1`` of the query onto the addresses gained, so the net loss is the
+    number of addresses at distance exactly ``d`` from both the query and ``p``, with bit ``i``
+    matching both. Distances from one address to two points ``j - 1`` apart have the parity of
+    ``j - 1``, so such addresses exist only for odd ``j``: they split the ``j - 1`` differing bits
+    evenly and mismatch ``d - (j - 1)/2`` of the other ``n - j`` free bits,
+
+        I(j - 1) - I(j) = C(j - 1, (j - 1)/2) C(n - j, d - (j - 1)/2)   (j odd),   0   (j even),
+
+    Kanerva's lune term, with ``C = 0`` outside its range. Even ``j`` give the staircase
+    ``I(2k - 1) = I(2k)``.
+
+    Parameters
+    ----------
+    j : int
+        The new distance, ``1 <= j <= n``.
+    d : int
+        Radius, ``0 <= d <= n``.
+    n : int
+        Dimension, ``n >= 1``.
+
+    Returns
+    -------
+    int
+        The exact decrement, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``, ``d`` is not in ``[0, n]`` or ``j`` is not in ``[1, n]``.
+
+    References
+    ----------
+    Kanerva (1988), App. B (the lune); seed 002, "What my recomputation of the approximation
+    shows" (the staircase).
+    """
+    n = _check_n(n)
+    d = _check_distance(d, n, "d")
+    j = _as_int(j, "j")
+    if j < 1 or j > n:
+        raise ValueError(f"j must lie in [1, n] = [1, {n}], got {j}")
+    if j % 2 == 0:
+        return 0
+    k = (j - 1) // 2
+    return _binom(j - 1, k) * _binom(n - j, d - k)
+
+
+_SIM_CHUNK_WORDS = 1 << 22  # uint64 words of neuron addresses drawn per chunk (32 MiB)
+
+
+def simulate_shared_neurons(dv, d, n, r, trials, seed=0) -> np.ndarray:
+    """Count, by simulation, the neurons within Hamming distance ``d`` of a pattern and a query.
+
+    Each trial draws ``r`` neuron addresses uniformly from ``{0, 1}^n``, a uniform query, and a
+    pattern at exactly distance ``dv`` from it (the query with ``dv`` positions flipped, chosen
+    uniformly), and counts the neurons within ``d`` of both. The addresses are packed into
+    64-bit words and distances are XOR popcounts; only the neurons within ``d`` of the query are
+    unpacked. For several ``dv`` the patterns of one trial are nested (the first ``dv`` positions
+    of one random order are flipped), so the counts of one trial share their neurons and are
+    correlated across ``dv``; across trials each column is i.i.d.
+    ``Binomial(r, I(dv, d, n) / 2^n)``, whose mean is :func:`expected_neurons`.
+
+    Parameters
+    ----------
+    dv : int or array_like of int
+        Distance(s) between pattern and query, each in ``[0, n]``.
+    d : int
+        Read and write radius, ``0 <= d <= n``.
+    n : int
+        Dimension, ``n >= 1``.
+    r : int
+        Number of neurons per trial, ``>= 1``.
+    trials : int
+        Number of independent (neurons, query, pattern) draws, ``>= 1``.
+    seed : int or numpy.random.Generator, default 0
+        Seed for :func:`numpy.random.default_rng`.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts, shape ``(trials,)`` for a scalar ``dv`` or ``(trials, len(dv))``.
+
+    Raises
+    ------
+    ValueError
+        If ``n``, ``d`` or a ``dv`` is out of range or not an integer, or ``r`` or ``trials``
+        is below 1.
+
+    References
+    ----------
+    Bricken & Pehlevan (2021), App. B.1 and Fig. 11 (``n = 100``, ``r = 10^4``, ``d = 35``);
+    Kanerva (1988), Ch. 7.
+    """
+    n = _check_n(n)
+    d = _check_distance(d, n, "d")
+    scalar = np.ndim(dv) == 0
+    dvs = np.array([_check_distance(v, n, "dv") for v in np.atleast_1d(np.asarray(dv, dtype=object)).ravel()],
+                   dtype=np.int64)
+    r = _as_int(r, "r")
+    trials = _as_int(trials, "trials")
+    if r < 1:
+        raise ValueError(f"r must be >= 1, got {r}")
+    if trials < 1:
+        raise ValueError(f"trials must be >= 1, got {trials}")
+    rng = np.random.default_rng(seed)
+    words = (n + 63) // 64
+    last_mask = np.uint64((1 << (n - 64 * (words - 1))) - 1) if n % 64 else np.uint64(2**64 - 1)
+    shifts = np.arange(64, dtype=np.uint64)
+    counts = np.zeros((trials, dvs.size), dtype=np.int64)
+    chunk = max(1, _SIM_CHUNK_WORDS // (r * words))
+    for start in range(0, trials, chunk):
+        b = min(chunk, trials - start)
+        neurons = rng.integers(0, 2**64 - 1, size=(b, r, words), dtype=np.uint64, endpoint=True)
+        query = rng.integers(0, 2**64 - 1, size=(b, 1, words), dtype=np.uint64, endpoint=True)
+        neurons[..., -1] &= last_mask
+        query[..., -1] &= last_mask
+        order = np.argsort(rng.random((b, n)), axis=1)  # flip order of the positions, per trial
+        diff = neurons ^ query  # (b, r, words): where each neuron disagrees with the query
+        to_query = np.bitwise_count(diff).sum(axis=-1, dtype=np.int64)  # (b, r)
+        t_idx, r_idx = np.nonzero(to_query <= d)  # neurons read by the query: (K,), (K,)
+        if t_idx.size == 0:
+            continue
+        bits = ((diff[t_idx, r_idx][:, :, None] >> shifts) & np.uint64(1))  # (K, words, 64)
+        bits = bits.reshape(t_idx.size, 64 * words)[:, :n].astype(np.int64)  # (K, n)
+        flipped = np.take_along_axis(bits, order[t_idx], axis=1)  # (K, n) in flip order
+        # flipping a position where the neuron agrees with the query moves it one bit further
+        steps = np.cumsum(1 - 2 * flipped, axis=1)  # (K, n)
+        to_pattern = to_query[t_idx, r_idx][:, None] + np.concatenate(
+            [np.zeros((t_idx.size, 1), dtype=np.int64), steps], axis=1)  # (K, n + 1)
+        shared = to_pattern[:, dvs] <= d  # (K, len(dvs))
+        np.add.at(counts, start + t_idx, shared.astype(np.int64))
+    return counts[:, 0] if scalar else counts
+
+
+__all__ += [
+    "circle_intersection_paper_limits",
+    "circle_intersection_grid",
+    "lune_term",
+    "simulate_shared_neurons",
+]
