@@ -18,6 +18,8 @@ weights
 capacity
     Signal-to-noise ratio (Eq. 25), memory capacity (Eqs. 26-27), critical distance, the optimal
     radii of Table 1 and the softmax weight on far patterns.
+simulation
+    Explicit-neuron simulation of a read bit's signal and noise (Fig. 16) and its exact moments.
 
 Everything public in ``geometry``, ``read`` and ``capacity`` is re-exported here, so ``from assocmem.sdm
 import circle_intersection`` works. ``capacity.capacity`` is exported as ``memory_capacity`` so
