@@ -16,6 +16,7 @@ sdm         sparse distributed memory: Hamming and spherical intersections, beta
 repro       reproduction checks: seed value, our value, tolerance, verdict
 plotting    the house figure style
 devices     device selection (``device="auto"``)
+timing      wall-clock timing of attention forms and decoders (machine-dependent figures)
 progress    progress bars that stay silent under CI and in the book build
 """
 
