@@ -1,0 +1,116 @@
+"""Command line: ``python -m assocmem sweep NAME --preset P --device D --executor E``.
+
+Examples
+--------
+List the registered sweeps and their presets::
+
+    python -m assocmem sweep --list
+
+Run (or resume) a sweep; results go to ``results/<NAME>/<P>.csv`` with ``<P>.json``::
+
+    python -m assocmem sweep demo --preset quick
+    python -m assocmem sweep demo --preset cpu --executor process --workers 4
+    python -m assocmem sweep demo --preset paper --device cuda --executor ray --address auto
+
+Exit status: 0 on success, 2 for a usage error (unknown sweep, preset or option), 1 when the
+sweep fails or the stored results are inconsistent, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m assocmem", description="assocmem command line")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sweep = sub.add_parser(
+        "sweep",
+        help="run a registered sweep (or list them)",
+        description="Run a registered sweep under a preset, resuming what is already stored.",
+    )
+    sweep.add_argument("name", nargs="?", metavar="NAME", help="sweep to run (see --list)")
+    sweep.add_argument("--list", action="store_true", help="list the registered sweeps and their presets")
+    sweep.add_argument("--preset", default="quick", help="preset name (default: quick)")
+    sweep.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: auto)")
+    sweep.add_argument("--executor", default="serial", choices=("serial", "process", "ray"),
+                       help="where the points run (default: serial)")
+    sweep.add_argument("--address", default=None, help="Ray cluster address (default: start a local instance)")
+    sweep.add_argument("--workers", type=int, default=None,
+                       help="process pool size or local Ray CPUs (default: all cores)")
+    sweep.add_argument("--results-dir", default=None,
+                       help="folder of the results (default: $ASSOCMEM_RESULTS_DIR, else results/ "
+                            "at the repository root)")
+    sweep.add_argument("--force", action="store_true", help="discard stored results for this preset and start over")
+    return parser
+
+
+def _list() -> int:
+    from .sweeps import all_sweeps
+
+    for sw in all_sweeps():
+        print(f"{sw.name}: {sw.description}" if sw.description else sw.name)
+        for label, cfg in sw.presets.items():
+            print(f"    {label:<8} {len(sw.grid(cfg))} points")
+    return 0
+
+
+def _sweep(args, parser: argparse.ArgumentParser) -> int:
+    from .sweeps import ResultsError, SweepError, UnknownNameError, get_sweep, run_sweep
+
+    if args.list:
+        return _list()
+    if args.name is None:
+        parser.error("give a sweep NAME or --list")
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers must be at least 1")
+    if args.address is not None and args.executor != "ray":
+        parser.error("--address needs --executor ray")
+    try:
+        get_sweep(args.name).config(args.preset)
+    except UnknownNameError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
+    try:
+        run = run_sweep(
+            args.name,
+            args.preset,
+            device=args.device,
+            executor=args.executor,
+            workers=args.workers,
+            address=args.address,
+            results_dir=args.results_dir,
+            force=args.force,
+        )
+    except (ResultsError, SweepError, RuntimeError, ValueError, ImportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted; finished points are stored, rerun the same command to resume", file=sys.stderr)
+        return 130
+    prov = run.provenance
+    print(
+        f"{args.name}/{args.preset}: {run.computed} points computed, {run.skipped} already stored; "
+        f"{len(run.frame)} rows in {run.path} (wall time {prov.get('wall_time_s', 0):.1f} s over "
+        f"{len(prov.get('sessions', []))} session(s))"
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m assocmem``; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "sweep":
+        return _sweep(args, parser)
+    parser.print_help(sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

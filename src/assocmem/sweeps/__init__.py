@@ -1,0 +1,72 @@
+"""Sweeps: named experiments over a grid of points, with presets, a durable results store and executors.
+
+A sweep is registered by name (:func:`register_sweep`) with a frozen config dataclass, its named
+presets (``quick``, ``cpu``, ``paper``), a grid ``points(config)`` and the work of one point
+``run_point(config, point, device)``. :func:`run_sweep` (or ``python -m assocmem sweep NAME
+--preset P``) runs the points that are not stored yet, serially, in a process pool or on Ray, and
+commits each as it finishes to ``results/<sweep>/<preset>.csv`` with provenance in
+``<preset>.json``; an interrupted sweep resumes where it stopped. :func:`load_results` reads
+stored results back after checking them. :func:`smallest_width` is the capacity search of Part II.
+
+Modules
+-------
+config      the Sweep description, point keys and point seeds
+registry    named sweeps (SWEEP_MODULES lists the modules that register them)
+store       the results store: atomic per-point commits, resume, corruption checks, provenance
+executors   serial, process pool and Ray executors
+engine      run_sweep, the driver
+search      capacity search: smallest width reaching a target accuracy
+demo        the ``demo`` sweep (Part I's additive memory), the engine's worked example
+"""
+
+from .config import RESERVED_COLUMNS, Sweep, UnknownNameError, canonical_key, config_to_json, point_seed
+from .engine import SweepError, SweepRun, environment_info, run_sweep
+from .executors import EXECUTORS, Executor, ProcessExecutor, RayExecutor, SerialExecutor, TaskError, make_executor
+from .registry import SWEEP_MODULES, all_sweeps, get_sweep, register_sweep, sweep_names, unregister_sweep
+from .search import SearchResult, smallest_width
+from .store import (
+    ConfigMismatchError,
+    CorruptResultsError,
+    ResultsError,
+    ResultsLockedError,
+    ResultsPaths,
+    default_results_dir,
+    load_results,
+    read_provenance,
+)
+
+__all__ = [
+    "RESERVED_COLUMNS",
+    "Sweep",
+    "UnknownNameError",
+    "canonical_key",
+    "config_to_json",
+    "point_seed",
+    "SweepError",
+    "SweepRun",
+    "environment_info",
+    "run_sweep",
+    "EXECUTORS",
+    "Executor",
+    "ProcessExecutor",
+    "RayExecutor",
+    "SerialExecutor",
+    "TaskError",
+    "make_executor",
+    "SWEEP_MODULES",
+    "all_sweeps",
+    "get_sweep",
+    "register_sweep",
+    "sweep_names",
+    "unregister_sweep",
+    "SearchResult",
+    "smallest_width",
+    "ConfigMismatchError",
+    "CorruptResultsError",
+    "ResultsError",
+    "ResultsLockedError",
+    "ResultsPaths",
+    "default_results_dir",
+    "load_results",
+    "read_provenance",
+]

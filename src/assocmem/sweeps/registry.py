@@ -1,0 +1,119 @@
+"""The registry of named sweeps, filled by the modules listed in :data:`SWEEP_MODULES`.
+
+A module defines its config dataclass, presets, ``points`` and ``run_point`` and calls
+:func:`register_sweep` at import time. The registry imports every module in
+:data:`SWEEP_MODULES` the first time a sweep is looked up, so ``python -m assocmem sweep NAME``
+finds sweeps without the CLI importing the chapters' libraries itself. To add a sweep, register
+it in its module and add that module's import path to :data:`SWEEP_MODULES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .config import Sweep, UnknownNameError
+
+__all__ = ["SWEEP_MODULES", "register_sweep", "unregister_sweep", "get_sweep", "sweep_names", "all_sweeps"]
+
+#: Modules whose import registers sweeps; imported on the first lookup.
+SWEEP_MODULES: tuple[str, ...] = ("assocmem.sweeps.demo",)
+
+_SWEEPS: dict[str, Sweep] = {}
+_loaded = False
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True  # set first: a listed module may look sweeps up while it is imported
+        for module in SWEEP_MODULES:
+            importlib.import_module(module)
+
+
+def register_sweep(
+    name: str,
+    *,
+    config_type: type,
+    presets: Mapping[str, Any],
+    points: Callable[[Any], list],
+    run_point: Callable[..., Any],
+    description: str = "",
+    replace: bool = False,
+) -> Sweep:
+    """Register a sweep under ``name`` and return it.
+
+    Parameters
+    ----------
+    name : str
+        Lower-case identifier, the folder of its results (``results/<name>/``).
+    config_type : type
+        Frozen dataclass of the sweep's settings.
+    presets : mapping of str to config_type
+        Named configs; ``"quick"`` is required, ``"cpu"`` and ``"paper"`` are the convention.
+    points : callable
+        ``points(config) -> list[dict]``, the grid (see :class:`Sweep`).
+    run_point : callable
+        ``run_point(config, point, device) -> dict | list[dict]``, a module-level function.
+    description : str, optional
+        One line shown by ``python -m assocmem sweep --list``.
+    replace : bool, default False
+        Replace a sweep of the same name registered from another module. Re-registering from
+        the same module (a re-import or ``importlib.reload``) always replaces.
+
+    Returns
+    -------
+    Sweep
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is taken by a sweep from another module and ``replace`` is False, or the
+        description is invalid (see :class:`Sweep`).
+    TypeError
+        If a preset is not an instance of ``config_type`` or ``config_type`` is not frozen.
+    """
+    sweep = Sweep(name, config_type, presets, points, run_point, description)
+    old = _SWEEPS.get(name)
+    if old is not None and not replace and old.run_point.__module__ != run_point.__module__:
+        raise ValueError(
+            f"a sweep named {name!r} is already registered by {old.run_point.__module__}; "
+            "pick another name or pass replace=True"
+        )
+    _SWEEPS[name] = sweep
+    return sweep
+
+
+def unregister_sweep(name: str) -> None:
+    """Remove a sweep from the registry (tests use it to clean up); unknown names are ignored."""
+    _SWEEPS.pop(name, None)
+
+
+def get_sweep(name: str | Sweep) -> Sweep:
+    """The sweep registered as ``name`` (a :class:`Sweep` is returned unchanged).
+
+    Raises
+    ------
+    UnknownNameError
+        If no sweep has that name; the message lists the registered ones.
+    """
+    if isinstance(name, Sweep):
+        return name
+    _load()
+    try:
+        return _SWEEPS[name]
+    except (KeyError, TypeError):
+        raise UnknownNameError("sweep", name, _SWEEPS) from None
+
+
+def sweep_names() -> list[str]:
+    """Names of all registered sweeps, sorted."""
+    _load()
+    return sorted(_SWEEPS)
+
+
+def all_sweeps() -> list[Sweep]:
+    """All registered sweeps, sorted by name."""
+    _load()
+    return [_SWEEPS[n] for n in sorted(_SWEEPS)]

@@ -1,0 +1,203 @@
+"""Capacity search: the smallest integer width ``m`` at which a memory reaches a target accuracy.
+
+The capacity protocol of "MLPs are Hebbians" (Part II) asks, for each fact set, for the smallest
+hidden width ``m`` in ``[1, 65536]`` whose MLP stores every fact (accuracy 100 %). Accuracy is
+not guaranteed to be monotone in ``m`` (the features and the permutation are random), so the
+search has to say what it does when it is not: see :func:`smallest_width`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["SearchResult", "smallest_width"]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Outcome of :func:`smallest_width`.
+
+    Attributes
+    ----------
+    m : int or None
+        The reported width (see the rule in :func:`smallest_width`); ``None`` if even ``hi``
+        misses the target.
+    accuracy : float or None
+        Accuracy at ``m`` (``None`` when ``m`` is).
+    evaluations : tuple of (int, float)
+        Every ``(m, accuracy)`` evaluated, in the order evaluated; no width twice.
+    monotone_violations : tuple of int
+        Evaluated widths that missed the target although a smaller evaluated width reached it,
+        in increasing order. Empty when the evaluations were consistent with monotonicity.
+    restarts : int
+        Times the search resumed above a width whose verification failed.
+    lo, hi : int
+        The searched range.
+    target : float
+        The accuracy to reach.
+    """
+
+    m: int | None
+    accuracy: float | None
+    evaluations: tuple[tuple[int, float], ...]
+    monotone_violations: tuple[int, ...]
+    restarts: int
+    lo: int
+    hi: int
+    target: float
+
+    @property
+    def found(self) -> bool:
+        """True when some width in ``[lo, hi]`` reached the target."""
+        return self.m is not None
+
+    @property
+    def n_evaluations(self) -> int:
+        """How many widths were evaluated (each costs one construction)."""
+        return len(self.evaluations)
+
+    @property
+    def monotone(self) -> bool:
+        """True when no evaluation contradicted monotonicity."""
+        return not self.monotone_violations
+
+
+def _check_width(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+    return value
+
+
+def smallest_width(
+    accuracy_at: Callable[[int], float],
+    lo: int = 1,
+    hi: int = 65536,
+    target: float = 1.0,
+    verify: int = 2,
+) -> SearchResult:
+    """Smallest integer ``m`` in ``[lo, hi]`` with ``accuracy_at(m) >= target``.
+
+    The search gallops then bisects, and verifies its answer:
+
+    1. **Gallop** upwards from ``lo``: evaluate ``lo, lo + 1, lo + 3, lo + 7, ...`` (steps
+       doubling; ``1, 2, 4, 8, ...`` for ``lo = 1``), and finally ``hi``, until a width reaches
+       the target. Small widths are cheap, so this never builds the huge ``hi`` model unless it
+       must. If ``hi`` misses the target, the result has ``m = None``.
+    2. **Bisect** between the largest width known to fail and the smallest known to succeed,
+       until they are adjacent. The smallest success is the candidate.
+    3. **Verify** the next ``verify`` widths above the candidate. If all reach the target (or
+       lie above ``hi``) the candidate is the answer. If one fails, accuracy is not monotone
+       there; the search restarts from step 1 above the failing width (reusing every evaluation
+       already made) so that the answer is never a width with a failure just above it.
+
+    **Rule for non-monotone accuracy.** The reported ``m`` reaches the target, the width just
+    below it misses (or is below ``lo``), and the ``verify`` widths above it reach it too. When
+    accuracy is monotone this is exactly the smallest width reaching the target, found with
+    about ``2 log2(m)`` evaluations plus ``verify``. When it is not, ``m`` is an upper bound on
+    the smallest such width (a smaller isolated success may lie between evaluated widths and
+    cannot be excluded without evaluating every width), and every evaluation that contradicted
+    monotonicity is listed in ``monotone_violations`` so that a sweep can record and report how
+    often it happened. No width is evaluated twice.
+
+    Parameters
+    ----------
+    accuracy_at : callable
+        ``accuracy_at(m) -> float`` (or bool), e.g. the fraction of facts an MLP of width ``m``
+        recalls. Called once per evaluated width; seed it so a width always gives the same
+        value.
+    lo, hi : int, default 1 and 65536
+        Range of widths searched (the seed's capacity protocol uses ``[1, 65536]``).
+    target : float, default 1.0
+        Accuracy to reach (``accuracy >= target``; 1.0 means every fact recalled).
+    verify : int, default 2
+        How many widths above the candidate must also reach the target. 0 turns verification
+        off (plain galloping binary search).
+
+    Returns
+    -------
+    SearchResult
+        ``m``, its accuracy, every evaluation, the monotonicity violations and the restarts.
+
+    Raises
+    ------
+    ValueError
+        If ``lo`` or ``hi`` is not an integer ``>= 1``, ``lo > hi``, ``verify < 0`` or the
+        target is NaN; or if ``accuracy_at`` returns NaN.
+
+    Examples
+    --------
+    >>> smallest_width(lambda m: float(m >= 300)).m
+    300
+    """
+    lo, hi = _check_width("lo", lo), _check_width("hi", hi)
+    if lo > hi:
+        raise ValueError(f"lo must not exceed hi; got lo={lo}, hi={hi}")
+    if isinstance(verify, bool) or not isinstance(verify, int) or verify < 0:
+        raise ValueError(f"verify must be an integer >= 0; got {verify!r}")
+    target = float(target)
+    if math.isnan(target):
+        raise ValueError("target must not be NaN")
+
+    seen: dict[int, float] = {}
+    order: list[tuple[int, float]] = []
+
+    def ok(m: int) -> bool:
+        if m not in seen:
+            acc = float(accuracy_at(m))
+            if math.isnan(acc):
+                raise ValueError(f"accuracy_at({m}) returned NaN")
+            seen[m] = acc
+            order.append((m, acc))
+        return seen[m] >= target
+
+    fail = lo - 1  # every width <= fail is excluded (failed, failed to verify, or below lo)
+    restarts = 0
+    answer = None
+    while answer is None:
+        # 1. the smallest success already known above `fail`, else gallop to one
+        known = [m for m, a in seen.items() if m > fail and a >= target]
+        if known:
+            good = min(known)
+        else:
+            good, step, m = None, 1, fail + 1
+            while m <= hi:
+                if ok(m):
+                    good = m
+                    break
+                fail = m
+                if m == hi:
+                    break
+                m, step = min(m + step, hi), step * 2
+            if good is None:
+                break
+        # 2. bisect (fail, good]
+        while good - fail > 1:
+            mid = (fail + good) // 2
+            if ok(mid):
+                good = mid
+            else:
+                fail = mid
+        # 3. verify good + 1 .. good + verify
+        for m in range(good + 1, min(good + verify, hi) + 1):
+            if not ok(m):
+                fail, restarts = m, restarts + 1
+                break
+        else:
+            answer = good
+
+    violations = []
+    for m, a in sorted(seen.items()):
+        if a < target and any(s < m and b >= target for s, b in seen.items()):
+            violations.append(m)
+    return SearchResult(
+        m=answer,
+        accuracy=None if answer is None else seen[answer],
+        evaluations=tuple(order),
+        monotone_violations=tuple(violations),
+        restarts=restarts,
+        lo=lo,
+        hi=hi,
+        target=target,
+    )
