@@ -18,6 +18,10 @@ weights
 capacity
     Signal-to-noise ratio (Eq. 25), memory capacity (Eqs. 26-27), critical distance, the optimal
     radii of Table 1 and the softmax weight on far patterns.
+kernels
+    SDM as a kernel memory: the spectrum of the ball-intersection kernel on the hypercube, binary
+    random features (neuron-view SDM as linear attention), the von Mises-Fisher reading of softmax,
+    and the Hopfield network of App. B.6.
 simulation
     Explicit-neuron simulation of a read bit's signal and noise (Fig. 16) and its exact moments.
 
