@@ -1,15 +1,18 @@
 """The registry of named sweeps, filled by the modules listed in :data:`SWEEP_MODULES`.
 
 A module defines its config dataclass, presets, ``points`` and ``run_point`` and calls
-:func:`register_sweep` at import time. The registry imports every module in
-:data:`SWEEP_MODULES` the first time a sweep is looked up, so ``python -m assocmem sweep NAME``
+:func:`register_sweep` at import time. The first time a sweep is looked up, the registry imports
+every module in :data:`SWEEP_MODULES` and every module of this package whose name ends in
+``_sweeps`` (``assocmem/sweeps/capacity_sweeps.py``, say), so ``python -m assocmem sweep NAME``
 finds sweeps without the CLI importing the chapters' libraries itself. To add a sweep, register
-it in its module and add that module's import path to :data:`SWEEP_MODULES`.
+it in a module ``assocmem/sweeps/<topic>_sweeps.py``; a module elsewhere goes in
+:data:`SWEEP_MODULES`.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -24,11 +27,19 @@ _SWEEPS: dict[str, Sweep] = {}
 _loaded = False
 
 
+def _discovered() -> list[str]:
+    """The ``assocmem.sweeps.*_sweeps`` modules, sorted by name."""
+    package = importlib.import_module(__package__)
+    return sorted(
+        f"{__package__}.{info.name}" for info in pkgutil.iter_modules(package.__path__) if info.name.endswith("_sweeps")
+    )
+
+
 def _load() -> None:
     global _loaded
     if not _loaded:
         _loaded = True  # set first: a listed module may look sweeps up while it is imported
-        for module in SWEEP_MODULES:
+        for module in (*SWEEP_MODULES, *_discovered()):
             importlib.import_module(module)
 
 
