@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from tqdm.auto import tqdm
+from tqdm.std import tqdm  # plain text bars: no ipywidgets needed, no warning in a kernel
 
 __all__ = ["progress", "quiet"]
 
