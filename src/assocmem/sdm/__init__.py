@@ -22,6 +22,10 @@ kernels
     SDM as a kernel memory: the spectrum of the ball-intersection kernel on the hypercube, binary
     random features (neuron-view SDM as linear attention), the von Mises-Fisher reading of softmax,
     and the Hopfield network of App. B.6.
+convergence
+    The eight read rules of App. B.7 (binary and continuous SDM, neuron-limited counts, fitted
+    softmax), iterative retrieval with the paper's stopping rules, perturbations and the
+    convergence experiment.
 simulation
     Explicit-neuron simulation of a read bit's signal and noise (Fig. 16) and its exact moments.
 
