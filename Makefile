@@ -18,7 +18,6 @@ STAMP := $(VENV)/.installed
 
 # Progress bars and other interactive output stay silent in the book build and under test.
 export ASSOCMEM_QUIET := 1
-export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: all book test unit nbval venv bench sync clean
