@@ -832,8 +832,7 @@ class CountingPreset:
     example_f: int  # number of facts of the one-fact margin illustration (at sweep_d)
     worked_d: int  # width of the worked example of Theorem 2.4
     worked_f: int  # facts (= value rows) of the worked example
-    worked_widths: tuple[tuple[str, int], ...]  # (construction, hidden width m) of the worked example
-    not_rerun: tuple[str, ...]  # constructions of worked_widths quoted, not rebuilt (too slow)
+    not_rerun: tuple[str, ...]  # constructions whose stored width is quoted, not rebuilt (too slow)
     capacity_dims: tuple[tuple[str, tuple[int, ...]], ...]  # (kernel, widths d) of the scan
     capacity_seeds: tuple[int, ...]  # seeds per (kernel, d) of the capacity scan
     moment_f: int  # facts of the Monte Carlo check of the cross-talk second moment
@@ -841,21 +840,17 @@ class CountingPreset:
     moment_seeds: int  # its number of independent untied fact sets
 
 
-#: Hidden widths at which each construction stores all ``F = 1024`` tied facts at ``d = 64``
-#: (seed 0): the capacity searches of the Part II chapter "How many facts per parameter?".
-#: Gradient descent takes minutes per training on a CPU, so only ``full`` reruns it.
-_WIDTHS = (("GD", 23), ("data-dependent", 160), ("whitened", 474), ("unwhitened", 3396), ("NTK", 6008))
 
 PRESETS: dict[str, CountingPreset] = {
     "quick": CountingPreset(
         sweep_d=32, sweep_f=tuple(geometric_grid(4, 2048, 2)), sweep_seeds=(0,),
-        example_f=64, worked_d=64, worked_f=1024, worked_widths=_WIDTHS, not_rerun=("GD",),
+        example_f=64, worked_d=64, worked_f=256, not_rerun=("GD",),
         capacity_dims=(("linear", (8, 16, 24, 32, 48, 64, 96)), ("k2", (8, 16, 24, 32, 40, 48))),
         capacity_seeds=(0, 1, 2, 3, 4), moment_f=64, moment_d=32, moment_seeds=50,
     ),
     "full": CountingPreset(
         sweep_d=32, sweep_f=tuple(geometric_grid(4, 4096, 4)), sweep_seeds=(0, 1, 2, 3, 4),
-        example_f=64, worked_d=64, worked_f=1024, worked_widths=_WIDTHS, not_rerun=(),
+        example_f=64, worked_d=64, worked_f=256, not_rerun=(),
         capacity_dims=(("linear", (8, 16, 24, 32, 48, 64, 96, 128, 192, 256)),
                        ("k2", (8, 16, 24, 32, 40, 48, 64, 80, 96))),
         capacity_seeds=tuple(range(10)), moment_f=64, moment_d=32, moment_seeds=400,
