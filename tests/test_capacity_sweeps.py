@@ -2,7 +2,6 @@
 the capacity search, result rows, analysis helpers, faults, and the reproducibility of the
 committed results."""
 
-import dataclasses
 import math
 import os
 import signal
@@ -49,7 +48,13 @@ from assocmem.sweeps.capacity_sweeps import (
     spike_direction,
 )
 
-CHEAP = ("ntk", "unwhitened", "whitened", "data_dependent")
+@pytest.fixture
+def one_thread():
+    """The stored results were computed with one torch thread per worker: use the same arithmetic."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 # --------------------------------------------------------------------------------------------
@@ -79,8 +84,8 @@ def test_cpu_and_quick_presets_label_their_deviations():
     assert cpu.notes and "1/16" in cpu.notes[0]
     gd = [p for p in capacity_points(cpu) if p["method"] == "gd"]
     assert {p["alpha"] for p in gd} == {1 / 32, 1 / 16}
-    assert quick.dims == (32,) and quick.gd_epochs < 10000 and "epochs" in quick.notes[0]
-    assert capacity_points(quick)[0]["method"] == "gd"  # the slow points go first
+    assert quick.dims == (32,) and "gd" not in quick.methods and "GD" in quick.notes[0]
+    assert capacity_points(cpu)[0]["method"] == "gd"  # the slow points go first
 
 
 @pytest.mark.parametrize("alpha, d, F", [(1 / 8, 90, 1013), (1 / 32, 90, 253), (1.0, 64, 4096), (1 / 32, 2, 1)])
@@ -322,7 +327,7 @@ def test_committed_cpu_results_match_the_preset():
     assert (frame["seed"] == [point_seed(cfg, p) for p in grid]).all()
 
 
-def test_reproducibility_two_sampled_committed_rows():
+def test_reproducibility_two_sampled_committed_rows(one_thread):
     """Recompute two rows of the committed cpu results (sampled among cheap closed forms) and get
     the same width, evaluations and violations."""
     cfg = CAPACITY_PRESETS["cpu"]
@@ -338,3 +343,4 @@ def test_reproducibility_two_sampled_committed_rows():
         assert new["m"] == int(row["m"]) and new["W"] == int(row["W"])
         assert new["n_evaluations"] == row["n_evaluations"]
         assert new["monotone_violations"] == row["monotone_violations"]
+        print(f"recomputed {point}: m = {new['m']}")

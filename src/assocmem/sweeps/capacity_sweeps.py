@@ -18,13 +18,14 @@ with ``beta = 1.5`` on keys and values, one fixed ``u`` per ``d``; App. A.5.2).
 
 One registered sweep, ``capacity``, runs the grid ``method x geometry x d x alpha`` with presets
 
-``quick``  ``d = 32``, ``alpha`` in ``{1/32, 1/16, 1/8}``; GD only at ``alpha = 1/32`` and with
-           **2,000 epochs instead of 10,000** (labelled in the rows' ``epochs`` column). Half a
-           minute.
+``quick``  ``d = 32``, ``alpha`` in ``{1/32, 1/16, 1/8}``, the four closed forms only (**no GD**:
+           a GD search takes minutes). A few seconds.
 ``cpu``    ``d = 64``, every ``alpha`` of the paper; GD with the paper's 10,000 epochs but only
            at ``alpha <= 1/16`` (``F <= 256``): every width GD misses costs 10,000 full-batch
            epochs, so one GD search takes minutes at ``F = 256`` and about 12 min at
-           ``F = 1024`` on one free core. About half an hour on two (shared) cores.
+           ``F = 1024`` on one free core. It took 50 min on two shared cores, 34 of them in one
+           search: the data-dependent construction at ``alpha = 1`` under the spike, which stores
+           nothing, so the search climbs to ``m = 65536`` (CG solves with ``65536 x 64`` unknowns).
 ``paper``  ``d`` in ``{64, 90, 128}``, every ``alpha``, every method at every point, 10,000 GD
            epochs: the grid of Figures 2c and 11. Meant for a GPU or a Ray cluster.
 
@@ -405,8 +406,8 @@ def capacity_point(config: CapacityConfig, point: dict, device) -> dict:
 
 CAPACITY_PRESETS = {
     "quick": CapacityConfig(
-        dims=(32,), alphas=(1 / 32, 1 / 16, 1 / 8), gd_max_alpha=1 / 32, gd_epochs=2000,
-        notes=("GD reduced to 2,000 epochs (paper: 10,000) and searched at alpha = 1/32 only",),
+        dims=(32,), alphas=(1 / 32, 1 / 16, 1 / 8), methods=("ntk", "unwhitened", "whitened", "data_dependent"),
+        notes=("GD not searched (minutes per search; see the cpu preset)",),
     ),
     "cpu": CapacityConfig(
         dims=(64,), alphas=PAPER_ALPHAS, gd_max_alpha=1 / 16,
