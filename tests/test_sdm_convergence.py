@@ -533,14 +533,19 @@ def test_experiment_on_data_rows():
 
 
 def test_presets():
+    from assocmem.sdm.convergence import CONTINUOUS_ALGORITHMS
+
     quick = get_preset("quick")
-    assert [s.n for s in quick.settings] == [64] and len(quick.settings[0].radii) < 6
+    assert [(s.n, s.data) for s in quick.settings] == [(64, None), (64, "digits")]
+    assert all(len(s.radii) < 6 for s in quick.settings)
     cpu = get_preset("cpu")
-    assert [(s.n, s.convergences_per_level) for s in cpu.settings] == [(64, 15360), (1000, 15360)]
+    assert [(s.n, s.data, s.convergences_per_level) for s in cpu.settings] == [
+        (64, None, 15360), (1000, None, 15360), (64, "digits", 15360)]
     assert cpu.settings[1].radii == (384, 405, 411, 431, 447, 480)
+    assert cpu.settings[2].algorithms == CONTINUOUS_ALGORITHMS and len(CONTINUOUS_ALGORITHMS) == 5
     paper = get_preset("paper")
     assert all(s.convergences_per_level == 15360 for s in paper.settings)
-    assert paper.settings[2].r == 10**5 and paper.settings[2].label == "n=64,r=1e5"
+    assert paper.settings[3].r == 10**5 and paper.settings[3].label == "n=64,r=1e5"
     with pytest.raises(ValueError, match="quick"):
         get_preset("huge")
     assert set(PRESETS) == {"quick", "cpu", "paper"}

@@ -359,3 +359,49 @@ def test_prob_sdm_far_weight_zero():
     frac = np.mean(far_weight_from_distances(sdm_relative_weights(N, 11), dist) == 0.0)
     p = prob_sdm_far_weight_zero(N, 11, 1024)
     assert abs(frac - p) <= 4 * math.sqrt(p * (1 - p) / 4000) + 1 / 4000
+
+
+# ---- expected_target_share -------------------------------------------------------------------
+
+def test_target_share_at_zero_distance_is_one_minus_far_weight():
+    from assocmem.sdm.weights import expected_far_weight, expected_target_share, softmax_relative_weights
+    rel = softmax_relative_weights(64, 10.0)
+    assert expected_target_share(rel, 0, 1024) == pytest.approx(1 - expected_far_weight(rel, 1023), rel=1e-12)
+
+
+def test_target_share_matches_simulation():
+    from assocmem.sdm.weights import expected_target_share, softmax_relative_weights
+    n, m, k, beta = 64, 256, 8, 12.0
+    rel = softmax_relative_weights(n, beta)
+    rng = np.random.default_rng(0)
+    dv = rng.binomial(n, 0.5, size=(20000, m - 1))
+    share = 1.0 / (1.0 + (rel[dv] / rel[k]).sum(axis=1))
+    se = share.std(ddof=1) / np.sqrt(share.size)
+    assert abs(expected_target_share(rel, k, m) - share.mean()) < 5 * se
+
+
+def test_target_share_zero_when_target_outside_intersection():
+    from assocmem.sdm.weights import expected_target_share, sdm_relative_weights
+    rel = sdm_relative_weights(64, 5)
+    assert expected_target_share(rel, 12, 1024) == 0.0  # 12 > 2 d: the balls do not meet
+    assert 0.99 < expected_target_share(rel, 4, 1024) <= 1.0
+
+
+def test_target_share_sdm_beats_fitted_softmax_at_large_k():
+    """The d = 447 exception of App. B.7: the exact intersection favours the target more."""
+    from assocmem.sdm.geometry import fit_beta
+    from assocmem.sdm.weights import expected_target_share, sdm_relative_weights, softmax_relative_weights
+    n, d, k = 1000, 447, 375
+    beta = fit_beta(n, d, convention="authors").beta
+    s_sdm = expected_target_share(sdm_relative_weights(n, d), k, 1024)
+    s_att = expected_target_share(softmax_relative_weights(n, beta), k, 1024)
+    assert s_sdm > 2 * s_att > 0
+
+
+@pytest.mark.parametrize("bad", [dict(k=-1), dict(k=65), dict(m=1), dict(rel=[1.0, -0.5])])
+def test_target_share_bad_input(bad):
+    from assocmem.sdm.weights import expected_target_share, softmax_relative_weights
+    args = dict(rel=softmax_relative_weights(64, 5.0), k=3, m=16)
+    args.update(bad)
+    with pytest.raises(ValueError):
+        expected_target_share(**args)

@@ -46,3 +46,19 @@ def test_palette_and_style():
         color("magenta")
     fig, (a, b) = key_value_planes()
     assert a.get_aspect() == b.get_aspect() == 1.0
+
+
+def test_torch_threads_sets_and_restores():
+    import torch
+
+    from assocmem.devices import torch_threads
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with torch_threads(None):
+        assert torch.get_num_threads() == before
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="num_threads"):
+            with torch_threads(bad):
+                pass

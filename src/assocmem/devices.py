@@ -1,10 +1,17 @@
-"""Device selection shared by every module: ``device="auto"`` picks CUDA, then MPS, then CPU."""
+"""Device selection shared by every module: ``device="auto"`` picks CUDA, then MPS, then CPU.
+
+Also :func:`torch_threads`, the one place that sets torch's CPU thread count for a block of work
+and restores it afterwards.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from numbers import Integral
+
 import torch
 
-__all__ = ["resolve_device"]
+__all__ = ["resolve_device", "torch_threads"]
 
 _KNOWN = ("auto", "cpu", "cuda", "mps")
 
@@ -47,3 +54,42 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
     if kind == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
         raise RuntimeError(f"device {device!r} requested but MPS is not available here")
     return torch.device(device)
+
+
+@contextlib.contextmanager
+def torch_threads(num_threads: int | None, device: str | torch.device | None = "cpu"):
+    """Run a block with ``torch.set_num_threads(num_threads)``, then restore the previous count.
+
+    Small reads and solves often run faster on one thread than on an OpenMP team competing with
+    other work for the same cores; the experiments take a ``num_threads`` argument and use this.
+
+    Parameters
+    ----------
+    num_threads : int or None
+        Threads for the block, ``>= 1``; ``None`` leaves torch's setting alone.
+    device : str, torch.device or None, default "cpu"
+        Only a CPU device changes anything (threads do not matter to CUDA or MPS kernels);
+        resolved with :func:`resolve_device`.
+
+    Raises
+    ------
+    ValueError
+        If ``num_threads`` is not ``None`` and not an integer ``>= 1``.
+
+    Examples
+    --------
+    >>> with torch_threads(1):
+    ...     pass
+    """
+    if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, Integral)
+                                    or num_threads < 1):
+        raise ValueError(f"num_threads must be an integer >= 1 or None; got {num_threads!r}")
+    active = num_threads is not None and resolve_device(device).type == "cpu"
+    saved = torch.get_num_threads()
+    if active:
+        torch.set_num_threads(int(num_threads))
+    try:
+        yield
+    finally:
+        if active:
+            torch.set_num_threads(saved)

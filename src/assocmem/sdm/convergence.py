@@ -122,7 +122,7 @@ import pandas as pd
 import torch
 from scipy import stats
 
-from ..devices import resolve_device
+from ..devices import resolve_device, torch_threads
 from ..progress import progress
 from .capacity import radius_for_fraction
 from .geometry import circle_intersection_table, fit_beta, log_cap_intersection
@@ -160,6 +160,9 @@ __all__ = [
     "agreement_summary",
     "ConvergenceSetting",
     "ConvergencePreset",
+    "DATA_SOURCES",
+    "CONTINUOUS_ALGORITHMS",
+    "setting_data",
     "PRESETS",
     "get_preset",
     "run_preset",
@@ -1644,7 +1647,7 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
                                      seed=_seed_int(seed, 7, d, ALL_ALGORITHMS.index(a)), device=dev,
                                      dtype=dtype, **options)
     setting = f"n={n}" if setting is None else str(setting)
-    with _torch_threads(num_threads, dev):
+    with torch_threads(num_threads, dev):
         pieces = _run(rules, algos, n, m, data_arr if data is not None else None, levels, num_queries,
                       num_datasets, num_repeats, seed, max_steps, tol, bool(ensure_closest),
                       show_progress)
@@ -1657,27 +1660,6 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
                                  ensure_closest=bool(ensure_closest), rule_options=options,
                                  setting=setting)
     return frame
-
-
-class _torch_threads:
-    """Set torch's CPU thread count for a block and restore it (no-op for None or off the CPU)."""
-
-    def __init__(self, num_threads, device: torch.device):
-        self.num = None if num_threads is None or device.type != "cpu" else _as_int(num_threads, "num_threads")
-        if self.num is not None and self.num < 1:
-            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
-        self.saved = None
-
-    def __enter__(self):
-        if self.num is not None:
-            self.saved = torch.get_num_threads()
-            torch.set_num_threads(self.num)
-        return self
-
-    def __exit__(self, *exc):
-        if self.saved is not None:
-            torch.set_num_threads(self.saved)
-        return False
 
 
 def _run(rules: dict, algos: list[str], n: int, m: int, data_arr, levels, num_queries: int,
@@ -1950,7 +1932,10 @@ class ConvergenceSetting:
     """One run of a preset: the arguments of :func:`convergence_experiment`.
 
     ``algorithms`` and ``r`` default to the preset's rules and :data:`PAPER_NEURONS`; ``name``
-    labels the rows (the ``setting`` column), default ``"n=<n>"``.
+    labels the rows (the ``setting`` column), default ``"n=<n>"``. ``data`` is ``None`` (random
+    patterns) or ``"digits"``: scikit-learn's handwritten digits, centred training images of
+    :func:`assocmem.datasets.load_digits_patterns` (1,347 rows, ``n = 64``), stored and queried
+    from the same rows (:func:`setting_data`).
     """
 
     n: int
@@ -1963,6 +1948,11 @@ class ConvergenceSetting:
     algorithms: tuple[str, ...] | None = None
     r: int | None = None
     name: str | None = None
+    data: str | None = None
+
+    def __post_init__(self):
+        if self.data not in DATA_SOURCES:
+            raise ValueError(f"data must be one of {DATA_SOURCES}; got {self.data!r}")
 
     @property
     def convergences_per_level(self) -> int:
@@ -1972,6 +1962,32 @@ class ConvergenceSetting:
     @property
     def label(self) -> str:
         return self.name or f"n={self.n}"
+
+
+#: Pattern sources of a :class:`ConvergenceSetting`: random patterns or the digits.
+DATA_SOURCES = (None, "digits")
+
+
+def setting_data(setting: ConvergenceSetting) -> np.ndarray | None:
+    """The patterns a setting stores: ``None`` (random patterns) or the digits' training rows.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        For ``data="digits"``: the centred training images of
+        :func:`assocmem.datasets.load_digits_patterns` (defaults: 25 % stratified test split,
+        seed 0), shape ``(1347, 64)``, float64. The same array every call.
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn is missing (digits only).
+    """
+    if setting.data is None:
+        return None
+    from ..datasets import load_digits_patterns
+
+    return load_digits_patterns().train
 
 
 @dataclass(frozen=True)
@@ -1989,31 +2005,38 @@ _LEVELS_64 = tuple(perturbation_levels(12))
 _LEVELS_1000 = tuple(perturbation_levels(375))
 _PAPER_64 = ConvergenceSetting(64, 1024, tuple(paper_radii(64)), _LEVELS_64, 1024, 3, 5)
 _PAPER_1000 = ConvergenceSetting(1000, 1024, tuple(paper_radii(1000)), _LEVELS_1000, 1024, 3, 5)
+#: The five rules with continuous queries (App. B.7 runs these on images).
+CONTINUOUS_ALGORITHMS: tuple[str, ...] = tuple(a for a in ALGORITHMS if algorithm_spec(a).space == "continuous")
+_DIGITS = ConvergenceSetting(64, 1024, tuple(paper_radii(64)), _LEVELS_64, 1024, 3, 5,
+                             algorithms=CONTINUOUS_ALGORITHMS, name="digits", data="digits")
 
-#: ``"quick"``: ``n = 64``, 256 convergences per level, radii 5, 11, 15, 19 (2.3 s on one
-#: core; for the book build and CI). ``"cpu"``: the paper's sizes, 15,360 convergences per level
-#: (3 pattern sets x 5 perturbation draws x 1024 targets) at ``n = 64`` and ``n = 1000``, all six
-#: radii: 10.3 million convergences, measured at 22 min on one thread of a shared two-core
-#: machine (load average 4-6); on a quieter machine one fifteenth of it took 6.6 s at
-#: ``n = 64`` and 44 s at ``n = 1000``, about 13 min for the whole. ``"paper"``: ``"cpu"`` plus the authors' neuron comparison at ``n = 64`` with
-#: ``r = 10^5`` neurons (``Binary_SDM_NeuronLimit`` against ``Binary_Neuron_SDM``, setting
-#: ``"n=64,r=1e5"``), i.e. everything App. B.7 ran on random patterns (the explicit neurons add
-#: tens of minutes on a CPU).
+#: ``"quick"``: ``n = 64``, 256 convergences per level, radii 5, 11, 15, 19, on random patterns
+#: and on the digits (5 s on one core; for the book build and CI). ``"cpu"``: the paper's sizes,
+#: 15,360 convergences per level (3 pattern sets x 5 perturbation draws x 1024 targets) at
+#: ``n = 64`` and ``n = 1000``, all six radii and eight rules, plus the five continuous rules on
+#: the digits (setting ``"digits"``): 11.9 million convergences, 14.8 min on one thread of a
+#: two-core machine with the other core busy. ``"paper"``: ``"cpu"`` plus the authors' neuron
+#: comparison at ``n = 64`` with ``r = 10^5`` neurons (``Binary_SDM_NeuronLimit`` against
+#: ``Binary_Neuron_SDM``, setting ``"n=64,r=1e5"``), i.e. everything App. B.7 ran on random
+#: patterns (the explicit neurons add tens of minutes on a CPU).
 PRESETS: dict[str, ConvergencePreset] = {
     "quick": ConvergencePreset(
         name="quick",
-        settings=(ConvergenceSetting(64, 1024, (5, 11, 15, 19), _LEVELS_64, 256, 1, 1),),
-        label="quick: n = 64, m = 1024, 256 convergences per level, d in {5, 11, 15, 19}",
+        settings=(ConvergenceSetting(64, 1024, (5, 11, 15, 19), _LEVELS_64, 256, 1, 1),
+                  ConvergenceSetting(64, 1024, (5, 11, 15, 19), _LEVELS_64, 256, 1, 1,
+                                     algorithms=CONTINUOUS_ALGORITHMS, name="digits", data="digits")),
+        label=("quick: n = 64, m = 1024, 256 convergences per level, d in {5, 11, 15, 19}, "
+               "random patterns and the digits"),
     ),
     "cpu": ConvergencePreset(
         name="cpu",
-        settings=(_PAPER_64, _PAPER_1000),
+        settings=(_PAPER_64, _PAPER_1000, _DIGITS),
         label=("cpu: the paper's 15,360 convergences per level (3 pattern sets x 5 draws x 1024) "
-               "at n = 64 and n = 1000, all six radii"),
+               "at n = 64 and n = 1000, all six radii, and the continuous rules on the digits"),
     ),
     "paper": ConvergencePreset(
         name="paper",
-        settings=(_PAPER_64, _PAPER_1000,
+        settings=(_PAPER_64, _PAPER_1000, _DIGITS,
                   ConvergenceSetting(64, 1024, tuple(paper_radii(64)), _LEVELS_64, 1024, 3, 5,
                                      algorithms=("Binary_SDM_NeuronLimit", "Binary_Neuron_SDM"),
                                      r=10**5, name="n=64,r=1e5")),
@@ -2081,6 +2104,7 @@ def run_preset(name: str, seed=0, device="cpu", algorithms=None, dtype=None, num
             n=st.n, m=st.m, radii=st.radii, algorithms=algos, levels=st.levels,
             num_queries=st.num_queries, seed=seed, device=device, num_datasets=st.num_datasets,
             num_repeats=st.num_repeats, r=st.r, dtype=dtype or preset.dtype, setting=st.label,
+            data=setting_data(st),
             num_threads=num_threads, show_progress=show_progress))
     if not frames:
         raise ValueError(f"none of {algorithms!r} is run by the preset {name!r}")

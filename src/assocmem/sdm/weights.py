@@ -87,6 +87,7 @@ __all__ = [
     "sample_far_distances",
     "far_weight_from_distances",
     "prob_sdm_far_weight_zero",
+    "expected_target_share",
 ]
 
 INTERSECTIONS = ("binary", "cap")
@@ -872,3 +873,56 @@ def prob_sdm_far_weight_zero(n, d, m) -> float:
         return 0.0
     p = ball_fraction(2 * d, n)
     return float(math.exp(m * math.log1p(-p)))
+
+
+def expected_target_share(rel, k, m) -> float:
+    """Expected share of a normalised read that lands on the target when the query is ``k`` bits away.
+
+    The query sits ``k`` bits from its target and the other ``m - 1`` stored patterns are
+    uniformly random, so their distances to the query are i.i.d. ``Binomial(n, 1/2)``. With
+    relative weights ``rel`` (entry ``dv`` = weight of a pattern ``dv`` bits away) the target gets
+    ``1 / (1 + S)`` of the read, ``S = sum_i rel[dv_i] / rel[k]``, and
+
+        E[1 / (1 + S)] = 1 - expected_far_weight(rel / rel[k], m - 1).
+
+    This is the first read of the convergence experiments of App. B.7: the larger the share, the
+    more the read points back at the target. It explains their exceptions: at ``n = 64,
+    d = 5, k = 12`` the binary intersection gives the target (and almost surely everything else)
+    weight 0, so the query is left unchanged, while the fitted softmax still gives the target
+    most of the read; at large ``k`` the exact intersection gives the target a larger share than
+    the softmax fitted to it on ``dv < d``.
+
+    Parameters
+    ----------
+    rel : array_like of float
+        Relative weights indexed by distance, shape ``(n + 1,)``, finite and ``>= 0``
+        (:func:`softmax_relative_weights`, :func:`sdm_relative_weights`).
+    k : int
+        Distance of the query from its target, ``0 <= k <= n``.
+    m : int
+        Stored patterns including the target, ``>= 2``.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``; ``0.0`` when ``rel[k] = 0`` (the target gets no weight; the read is then
+        empty or made of other patterns only).
+
+    Raises
+    ------
+    ValueError
+        If ``rel`` is not a finite non-negative 1-D array of length ``>= 2``, ``k`` is out of
+        range or ``m < 2``.
+
+    References
+    ----------
+    Bricken & Pehlevan (2021), Eq. 1, Eq. 4 and App. B.7; seed 002, "Convergence experiments
+    (App. B.7)" (the named exceptions of claim C5).
+    """
+    x = _check_relative(rel)
+    n = x.size - 1
+    k = _check_distance(k, n, "k")
+    m = _check_count(m, "m", minimum=2)
+    if x[k] == 0:
+        return 0.0
+    return float(1.0 - expected_far_weight(x / x[k], m - 1))

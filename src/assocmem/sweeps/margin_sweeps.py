@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ..devices import torch_threads
 from .. import margins as M
 from ..facts import make_fact_set, random_direction, with_spike
 from ..mlp import BilinearMLP, exact_k2_memory, hebbian_mlp
@@ -865,13 +866,8 @@ def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", devi
     from .engine import run_sweep
     from .store import load_results
 
-    if num_threads is not None and (isinstance(num_threads, bool) or int(num_threads) < 1):
-        raise ValueError(f"num_threads must be a positive integer or None; got {num_threads!r}")
-    saved = torch.get_num_threads()
     records = []
-    try:
-        if num_threads is not None:
-            torch.set_num_threads(int(num_threads))
+    with torch_threads(num_threads):
         for name in names:
             config = get_sweep(name).config(preset)
             if seed is None or seed == config.seed:
@@ -884,8 +880,6 @@ def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", devi
             keys = list(run.provenance["point_columns"])
             records.append({"sweep": name, "stored": STORED_PRESET[name], "rows": len(run.frame),
                             **compare_overlap(run.frame, stored, keys)})
-    finally:
-        torch.set_num_threads(saved)
     return pd.DataFrame.from_records(records)
 
 
