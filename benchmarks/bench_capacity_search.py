@@ -82,10 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     threads = pick_threads(args.threads)
     torch.set_num_threads(threads)
     print("# assocmem capacity search timing, CPU, float64")
-    for key, value in machine_info("cpu", threads).items():
+    for key, value in machine_info("cpu", threads, load_average=True).items():
         print(f"#   {key}: {value}")
-    if hasattr(os, "getloadavg"):
-        print(f"#   load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("# wall-clock times: machine-dependent\n")
     start = time.perf_counter()
     case("whitened", 64, 1 / 4, args.repeats, "1.", "target < 1 s; authors' implementation ~8 s")

@@ -217,6 +217,11 @@ def test_counting_lower_bound():
     assert counting_lower_bound(1024, bits=32) == pytest.approx(320.0, rel=1e-15)
     assert counting_lower_bound(256, V=16, bits=8) == pytest.approx(128.0, rel=1e-15)
     np.testing.assert_allclose(counting_lower_bound([2, 4], bits=1), [2.0, 8.0], rtol=1e-15)
+    from assocmem.counting import min_parameters_bound  # the formula lives there
+
+    F = np.array([32, 128, 1024])
+    np.testing.assert_array_equal(counting_lower_bound(F), min_parameters_bound(F, F, 16))
+    assert counting_lower_bound(1024) == min_parameters_bound(1024, 1024, 16)
     with pytest.raises(ValueError):
         counting_lower_bound(0)
     with pytest.raises(ValueError):

@@ -62,6 +62,50 @@ def test_min_parameters_worked_number():
     assert C.min_parameters(1, 1, 8) == 0  # a single fact set needs nothing
 
 
+def test_min_parameters_bound_on_arrays_matches_the_scalars():
+    V = np.array([[3], [10], [1024]])  # broadcasts against F to (3, 4)
+    for F, injective in [(np.array([0, 1, 64, 1024]), False), (np.array([0, 1, 2, 3]), True)]:
+        got = C.min_parameters_bound(F, V, 16, injective=injective)
+        assert isinstance(got, np.ndarray) and got.shape == (3, 4) and got.dtype == np.float64
+        want = [[C.min_parameters_bound(int(f), int(v), 16, injective=injective) for f in F] for v in V[:, 0]]
+        np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
+    # the plain formula is bit-for-bit the scalar one
+    np.testing.assert_array_equal(C.min_parameters_bound([1024, 256], [1024, 16], [16, 8]), [640.0, 128.0])
+    # lists, pandas Series and real-valued lines of F work; bits broadcast too
+    line = np.geomspace(2.0, 100.0, 7)
+    np.testing.assert_allclose(C.min_parameters_bound(line, line, 2.0), line * np.log2(line) / 2, rtol=1e-15)
+    np.testing.assert_allclose(C.min_parameters_bound(pd.Series([4, 8]), 4, [1, 2]), [8.0, 8.0])
+    assert C.min_parameters_bound(np.array(1024), 1024, 16) == 640.0  # 0-d arrays: a NumPy scalar
+    # scalars keep their type and their checks
+    assert type(C.min_parameters_bound(1024, 1024, 16)) is float
+    assert type(C.min_parameters_bound(np.int64(1024), 1024, 16)) is float
+    with pytest.raises(ValueError, match="num_keys"):
+        C.min_parameters_bound(3.5, 4, 1)
+
+
+def test_min_parameters_bound_bad_arrays():
+    with pytest.raises(ValueError, match="num_keys must be >= 0"):
+        C.min_parameters_bound([3, -1], 4, 1)
+    with pytest.raises(ValueError, match="num_values must be >= 1"):
+        C.min_parameters_bound([3, 1], [4, 0], 1)
+    with pytest.raises(ValueError, match="bits must be positive"):
+        C.min_parameters_bound([3, 1], 4, [1, 0])
+    with pytest.raises(ValueError, match="bits must be positive"):
+        C.min_parameters_bound([3, 1], 4, -2.0)
+    with pytest.raises(ValueError, match="injective"):
+        C.min_parameters_bound([3, 5], 4, 1, injective=True)
+    with pytest.raises(ValueError, match="finite"):
+        C.min_parameters_bound([3, np.nan], 4, 1)
+    with pytest.raises(ValueError, match="finite"):
+        C.min_parameters_bound([3, 1], [4, np.inf], 1)
+    with pytest.raises(ValueError, match="real numbers"):
+        C.min_parameters_bound([True, False], 4, 1)
+    with pytest.raises(ValueError, match="real numbers"):
+        C.min_parameters_bound(["3"], 4, 1)
+    with pytest.raises(ValueError, match="broadcast"):
+        C.min_parameters_bound([1, 2, 3], [4, 5], 1)
+
+
 def test_min_parameters_injective_is_smaller():
     full = C.min_parameters(256, 256, 1)
     perm = C.min_parameters(256, 256, 1, injective=True)

@@ -4,6 +4,8 @@ import pytest
 import torch
 
 from assocmem.facts import FactSet, make_fact_set
+from assocmem.margins import accuracy as strict_accuracy
+from assocmem.margins import accuracy_from_outputs, output_margins, score_margins
 from assocmem.mlp import (
     BilinearMLP,
     ExactK2Memory,
@@ -18,6 +20,7 @@ from assocmem.mlp import (
     solve_factor_reference,
     train_mlp,
 )
+from assocmem.mlp import _cholesky_lower, _gram_lower, _gram_panels
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -83,6 +86,88 @@ def test_readouts_match_their_formulas(facts256, m):
     dual = hebbian_readout(Phi, C, "full", lam, branch="dual")
     ref = C.T @ torch.linalg.solve(Phi @ Phi.T + lam * torch.eye(F, dtype=torch.float64), Phi)
     torch.testing.assert_close(dual, ref)
+
+
+@pytest.mark.parametrize("m", [64, 128, 129, 300, 512, 700])
+def test_gram_lower_triangle_matches_the_full_product(m):
+    X = torch.randn(90, m, dtype=torch.float64, generator=torch.Generator().manual_seed(m))
+    S = _gram_lower(X, 0.5)
+    ref = X.T @ X + 0.5 * torch.eye(m, dtype=torch.float64)
+    torch.testing.assert_close(S.tril(), ref.tril(), rtol=1e-12, atol=1e-12)
+    panels = _gram_panels(m)
+    assert panels[0][0] == 0 and panels[-1][1] == m  # the panels tile the rows
+    assert all(a[1] == b[0] for a, b in zip(panels, panels[1:]))
+    if len(panels) > 1:  # the skipped upper blocks are zero, not uninitialised memory
+        i, e = panels[0]
+        assert torch.equal(S[i:e, e:], torch.zeros(e - i, m - e, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("n", [100, 256, 257, 300, 513])
+def test_cholesky_lower_matches_lapack(n):
+    X = torch.randn(2 * n, n, dtype=torch.float64, generator=torch.Generator().manual_seed(n))
+    S = X.T @ X + torch.eye(n, dtype=torch.float64)
+    ref = torch.linalg.cholesky(S)
+    L, info = _cholesky_lower(S.clone())
+    assert info == 0
+    torch.testing.assert_close(L, ref, rtol=1e-11, atol=1e-11)
+    assert torch.equal(L, L.tril())
+    # a matrix that is not positive definite: the first bad leading minor is reported as LAPACK does
+    for k in (0, 63, 64, n - 1):
+        bad = S.clone()
+        bad[k, k] = -1.0
+        _, want = torch.linalg.cholesky_ex(bad)
+        assert _cholesky_lower(bad.clone())[1] == int(want) > 0
+
+
+def test_return_features_gives_the_construction_features(facts256):
+    for m, whitening in [(96, "none"), (200, "diag"), (200, "full"), (300, "full")]:
+        model, Phi = hebbian_mlp(facts256, m, whitening, seed=3, return_features=True)
+        plain = hebbian_mlp(facts256, m, whitening, seed=3)
+        assert torch.equal(model.A, plain.A) and torch.equal(model.G, plain.G)
+        assert torch.equal(model.B, plain.B)  # the option changes nothing about the model
+        assert Phi.shape == (256, m) and Phi.dtype == torch.float64
+        torch.testing.assert_close(Phi, bilinear_features(facts256.keys, model.A, model.G), rtol=0, atol=0)
+        torch.testing.assert_close(Phi, model.features(facts256.keys), rtol=1e-12, atol=1e-14)
+        assert Phi.data_ptr() not in {p.data_ptr() for p in model.parameters()}
+
+
+@pytest.mark.parametrize("m", [40, 120, 200, 256, 400])  # from far too few units to the dual branch
+def test_fused_accuracy_equals_the_unfused_path(facts256, m):
+    model, Phi = hebbian_mlp(facts256, m, "full", seed=1, return_features=True)
+    fused = accuracy_from_outputs(Phi @ model.B.T, facts256)
+    assert fused == strict_accuracy(model, facts256)
+    margins = score_margins(Phi @ model.B.T @ facts256.values.T, facts256.mapping)
+    ref = output_margins(model, facts256)
+    torch.testing.assert_close(margins, ref, rtol=0, atol=1e-12 * ref.abs().max().item())
+    assert fused == float((ref > 0).double().mean())
+
+
+def test_whitened_readout_at_the_benchmark_size():
+    fs = make_fact_set(1024, 64, tied=True, seed=0)
+    model, Phi = hebbian_mlp(fs, 512, "full", return_features=True)
+    assert model.info["branch"] == "primal"  # F > m: never the F x F dual system
+    F, lam = 1024, 1e-6
+    S = Phi.T @ Phi + F * lam * torch.eye(512, dtype=torch.float64)
+    ref = torch.linalg.solve(S, Phi.T @ fs.targets).T  # (d, m)
+    torch.testing.assert_close(model.B, ref, rtol=1e-9, atol=1e-9 * ref.abs().max().item())
+    assert accuracy_from_outputs(Phi @ model.B.T, fs) == strict_accuracy(model, fs) == 1.0
+
+
+def test_features_blocked_and_single_gemm_paths_agree():
+    K = torch.randn(700, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    A, G = torch.randn(2, 300, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    blocked = bilinear_features(K, A, G)  # CPU, no autograd: row blocks, contiguous result
+    assert blocked.is_contiguous()
+    A.requires_grad_(True)
+    single = bilinear_features(K, A, G)  # inputs that require grad: the single-GEMM path
+    assert torch.equal(single.detach(), blocked)
+
+
+def test_return_features_must_be_a_bool(facts256):
+    with pytest.raises(ValueError, match="return_features"):
+        hebbian_mlp(facts256, 8, return_features="yes")
+    with pytest.raises(ValueError, match="return_features"):
+        hebbian_mlp(facts256, 8, return_features=1)
 
 
 def test_primal_and_dual_branches_agree():
@@ -294,6 +379,11 @@ def test_singular_systems_without_ridge_raise():
     with pytest.raises(ValueError, match="singular"):
         hebbian_mlp(fs, 8, "full", ridge=0.0, branch="dual")
     assert hebbian_mlp(fs, 8, "full", ridge=0.0).B.isfinite().all()  # full rank: fine
+    big = make_fact_set(400, 8, seed=0)  # rank <= 36: the blocked Cholesky (n > 256) must notice
+    with pytest.raises(ValueError, match="singular"):
+        hebbian_mlp(big, 300, "full", ridge=0.0)  # primal, 300 x 300
+    with pytest.raises(ValueError, match="singular"):
+        hebbian_mlp(big, 40, "full", ridge=0.0, branch="dual")  # dual, 400 x 400
     assert hebbian_mlp(fs, 80, "full").B.isfinite().all()  # the default ridge regularises
     Phi = torch.randn(10, 3, dtype=torch.float64)
     Phi[:, 1] = 0.0
@@ -314,3 +404,15 @@ def test_other_bad_arguments_raise(facts256):
         train_mlp(facts256, 8, loss="hinge", device="cpu")
     with pytest.raises(ValueError, match="lr"):
         train_mlp(facts256, 8, lr=0.0, device="cpu")
+
+
+def test_whitened_readout_stays_differentiable():
+    # the blocked Gram / Cholesky paths fall back to differentiable ops under autograd
+    Phi = torch.randn(400, 300, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    C = torch.randn(400, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    plain = hebbian_readout(Phi, C, "full", 1e-3)
+    Phi.requires_grad_(True)
+    B = hebbian_readout(Phi, C, "full", 1e-3)
+    torch.testing.assert_close(B.detach(), plain, rtol=1e-10, atol=1e-12)
+    B.square().sum().backward()
+    assert Phi.grad is not None and torch.isfinite(Phi.grad).all()

@@ -83,6 +83,10 @@ def test_machine_info_keys():
     info = machine_info("cpu")
     assert set(info) == {"cpu", "cpu_cores", "threads", "device", "torch", "python", "os"}
     assert info["device"] == "cpu" and info["torch"] == torch.__version__ and info["threads"] == "1"
+    loaded = machine_info("cpu", 2, load_average=True)
+    assert set(loaded) == set(info) | {"load_average"} and loaded["threads"] == "2"
+    load = loaded["load_average"]
+    assert load == "unavailable" or (load.endswith("(1, 5, 15 min)") and len(load.split(",")) == 5)
 
 
 def test_timing_leaves_thread_count_alone():

@@ -44,6 +44,7 @@ import math
 import numbers
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import torch
 
@@ -238,35 +239,93 @@ def min_parameters(num_keys: int, num_values: int, bits: int, *, injective: bool
     return -(-need // b)
 
 
-def min_parameters_bound(num_keys: int, num_values: int, bits: float, *,
-                         injective: bool = False) -> float:
+def min_parameters_bound(num_keys, num_values, bits, *, injective: bool = False):
     """The real-valued bound ``log2(N) / b`` (``= F log2 V / b`` for all maps).
+
+    Scalars give a float, computed as before. If any argument is array-like (a NumPy array, list,
+    tuple or pandas Series) the three broadcast against each other (NumPy rules) and the formula
+    is evaluated elementwise: ``F log2 V / b``, or ``log2(V! / (V - F)!) / b`` through ``lgamma``
+    with ``injective``. Array entries are read as real numbers and need not be integers (e.g. a
+    plotted line of ``F``); a scalar ``num_keys`` / ``num_values`` must still be an integer.
 
     Parameters
     ----------
-    num_keys, num_values : int
-        ``F >= 0``, ``V >= 1``.
-    bits : float
-        Bits per parameter, ``b > 0``.
+    num_keys : int or array-like of float
+        ``F >= 0``.
+    num_values : int or array-like of float
+        ``V >= 1``.
+    bits : float or array-like of float
+        Bits per parameter, ``b > 0`` and finite.
     injective : bool, default False
+        Count injective maps only (``F <= V``, elementwise).
 
     Returns
     -------
-    float
+    float, or numpy.ndarray of float64
+        A float for scalar arguments; otherwise an array of the broadcast shape (a NumPy float64
+        scalar when that shape is ``()``).
 
     Raises
     ------
     ValueError
-        Bad sizes or a non-positive ``bits``.
+        Bad sizes (negative, non-integer for a scalar, ``V < 1``, ``F > V`` with ``injective``,
+        non-finite or non-real array entries), shapes that do not broadcast, or a non-positive
+        ``bits``.
 
     References
     ----------
     Seed 001, Theorem 2.4 (``W >= |K| log2 |V| / b``), App. B.1.
     """
+    if any(_is_array(x) for x in (num_keys, num_values, bits)):
+        return _min_parameters_bound_array(num_keys, num_values, bits, injective)
     b = float(bits)
     if not (b > 0 and math.isfinite(b)):
         raise ValueError(f"bits must be a positive number; got {bits!r}")
     return log2_num_fact_sets(num_keys, num_values, injective=injective) / b
+
+
+def _is_array(x) -> bool:
+    """Whether ``x`` is array-like for :func:`min_parameters_bound` (not a Python or NumPy scalar)."""
+    return isinstance(x, (np.ndarray, list, tuple, pd.Series, pd.Index))
+
+
+def _real_array(name: str, x) -> np.ndarray:
+    """``x`` as a float64 array of finite real numbers (booleans and complex numbers rejected)."""
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be an array of real numbers; got {x!r}") from exc
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
+def _min_parameters_bound_array(num_keys, num_values, bits, injective: bool):
+    """Elementwise :func:`min_parameters_bound` with NumPy broadcasting."""
+    F = _real_array("num_keys", num_keys)
+    V = _real_array("num_values", num_values)
+    b = _real_array("bits", bits)
+    try:
+        F, V, b = np.broadcast_arrays(F, V, b)
+    except ValueError as exc:
+        raise ValueError(
+            f"num_keys, num_values and bits must broadcast; got shapes {F.shape}, {V.shape}, {b.shape}"
+        ) from exc
+    if (F < 0).any():
+        raise ValueError(f"num_keys must be >= 0; got a minimum of {F.min()!r}")
+    if (V < 1).any():
+        raise ValueError(f"num_values must be >= 1; got a minimum of {V.min()!r}")
+    if not (b > 0).all():
+        raise ValueError(f"bits must be positive numbers; got a minimum of {b.min()!r}")
+    if not injective:
+        return F * np.log2(V) / b
+    if (F > V).any():
+        raise ValueError("an injective map needs F <= V in every entry")
+    lgamma = np.vectorize(math.lgamma, otypes=[np.float64])
+    return (lgamma(V + 1) - lgamma(V - F + 1)) / math.log(2) / b
 
 
 def max_facts(num_parameters: int, bits: int, *, num_values: int | None = None,

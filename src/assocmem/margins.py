@@ -6,7 +6,8 @@ gap between its target score and its best competitor (Definition 2.2) and ``gamm
 smallest margin over facts. This module measures all of it.
 
 * **Scores and accuracy** on the model's own output scale: :func:`scores`, :func:`score_margins`,
-  :func:`output_margins`, :func:`accuracy`.
+  :func:`output_margins`, :func:`accuracy`, and :func:`accuracy_from_outputs` for outputs already
+  computed (e.g. from the features a construction computed anyway).
 * **Margins on the kernel-Hebbian scale** used by the paper's bounds (App. B.4, eqs. 23-25): with
   the Gram matrix ``K[t, i] = K(k_t, q_i)`` of the stored keys against the queries (``q_i = k_i``
   for clean reads), the Hebbian read is ``y_i = sum_t K[t, i] c_f(t)`` (no ``1/F``) and
@@ -67,6 +68,7 @@ __all__ = [
     "score_margins",
     "output_margins",
     "accuracy",
+    "accuracy_from_outputs",
     "gram_from_features",
     "kernel_gram",
     "hebbian_readout",
@@ -145,7 +147,9 @@ def _as_f64(x, name: str, ndim: int | None = None) -> torch.Tensor:
         t = torch.from_numpy(arr.copy())
     if ndim is not None and t.dim() != ndim:
         raise ValueError(f"{name} must be {ndim}-D; got shape {tuple(t.shape)}")
-    if not torch.isfinite(t).all():
+    # Inf and NaN survive any addition, so a finite sum proves every entry finite in one cheap
+    # reduction; only a sum that overflowed from finite entries needs the elementwise test.
+    if not bool(torch.isfinite(t.sum())) and not bool(torch.isfinite(t).all()):
         raise ValueError(f"{name} must be finite")
     return t
 
@@ -230,7 +234,13 @@ def scores(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=None
     ----------
     Seed 001, Definition 2.1 (eq. 1).
     """
-    keys, values, _ = _facts_parts(facts)
+    out, values, _ = _model_outputs(model, facts, queries)
+    return out @ values.T  # (F, V)
+
+
+def _model_outputs(model, facts, queries):
+    """The validated parts of :func:`scores`: ``(outputs (F, d), values (V, d), mapping (F,))``."""
+    keys, values, mapping = _facts_parts(facts)
     q = facts.keys if queries is None else queries
     if queries is not None:
         qt = _as_f64(queries, "queries", 2)
@@ -244,7 +254,7 @@ def scores(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=None
         raise ValueError(
             f"model output must have shape {tuple(keys.shape)}; got {tuple(out.shape)}"
         )
-    return out @ values.T  # (F, V)
+    return out, values, mapping  # (F, d), (V, d), (F,)
 
 
 def score_margins(score_matrix, mapping) -> torch.Tensor:
@@ -344,7 +354,121 @@ def accuracy(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=No
     ----------
     Seed 001, Definition 2.1; REFERENCE Part II (accuracy over all value rows).
     """
-    return float((output_margins(model, facts, queries=queries) > 0).double().mean())
+    return _strict_accuracy(*_model_outputs(model, facts, queries))
+
+
+def accuracy_from_outputs(outputs, facts) -> float:
+    """:func:`accuracy` of precomputed model outputs on the stored keys: strict argmax over every value row.
+
+    Fact ``i`` counts as correct when ``<y_i, v_f(i)> > <y_i, v_j>`` for every value row
+    ``j != f(i)``, where ``y_i`` is row ``i`` of ``outputs``. With ``outputs = model(facts.keys)``
+    this is :func:`accuracy`; it exists so that a construction that has the features of the
+    stored keys already (``hebbian_mlp(..., return_features=True)`` gives ``Phi``) can score
+    ``Phi @ model.B.T`` without a second forward pass.
+
+    Parameters
+    ----------
+    outputs : array-like, shape ``(F, d)``
+        Real and finite; row ``i`` is the memory's output for fact ``i`` (any float dtype; read in
+        float64).
+    facts : FactSet
+        ``keys`` ``(F, d)``, ``values`` ``(V, d)`` with ``V >= 2``, ``mapping`` ``(F,)``.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``; ``1.0`` means every fact decodes (``gamma_min > 0``). Exact ties count as
+        errors.
+
+    Raises
+    ------
+    ValueError
+        A malformed fact set; outputs that are not a finite real ``(F, d)`` array; scores that
+        overflow float64; ``V < 2`` (no competitor).
+
+    References
+    ----------
+    Seed 001, Definition 2.1 (eq. 1); REFERENCE Part II (accuracy over all value rows).
+
+    Examples
+    --------
+    >>> from assocmem.facts import make_fact_set
+    >>> from assocmem.mlp import hebbian_mlp
+    >>> facts = make_fact_set(128, 32, seed=0)
+    >>> model, Phi = hebbian_mlp(facts, 100, "full", return_features=True)
+    >>> accuracy_from_outputs(Phi @ model.B.T, facts)
+    1.0
+    """
+    keys, values, mapping = _facts_parts(facts)
+    out = _as_f64(outputs, "outputs", 2).to(values.device)
+    if out.shape != keys.shape:
+        raise ValueError(
+            f"outputs must have shape {tuple(keys.shape)} (one row per fact, the width of the "
+            f"values); got {tuple(out.shape)}"
+        )
+    return _strict_accuracy(out, values, mapping)
+
+
+def _scores_may_overflow(outputs: torch.Tensor, values: torch.Tensor) -> bool:
+    """Whether ``outputs @ values.T`` of finite ``outputs`` ``(F, d)``, ``values`` ``(V, d)`` may overflow.
+
+    Each score is an inner product, so ``|<y_i, v_j>| <= |y_i| |v_j|`` (Cauchy-Schwarz), and every
+    partial sum of the GEMM obeys the same bound up to a factor ``1 + d eps``. Below a quarter of
+    the largest float64 no entry can be infinite or NaN, and the ``(F, V)`` score matrix need not be
+    scanned; otherwise (or if a norm itself overflows) it must be.
+    """
+    if outputs.numel() == 0 or values.numel() == 0:
+        return False
+    bound = torch.linalg.vector_norm(outputs, dim=1).max() * torch.linalg.vector_norm(values, dim=1).max()
+    return not bool(bound < torch.finfo(torch.float64).max / 4)
+
+
+def _strict_accuracy(outputs: torch.Tensor, values: torch.Tensor, mapping: torch.Tensor) -> float:
+    """Fraction of facts whose target score beats every other value row strictly.
+
+    ``outputs`` ``(F, d)`` finite float64, ``values`` ``(V, d)``, ``mapping`` ``(F,)`` int64, all
+    validated and on one device. The verdict is that of ``score_margins(outputs @ values.T,
+    mapping) > 0`` (for finite floats ``a - b > 0`` exactly when ``a > b``), reached without the
+    margins: per row, the target score is read, replaced by ``-inf``, and compared with the row
+    maximum. On the CPU the scores are computed over row blocks of about 1 MiB in one reused
+    workspace, so the ``(F, V)`` matrix never leaves the cache. They are scanned for non-finite
+    entries (the error of :func:`score_margins`) only when :func:`_scores_may_overflow` says an
+    overflow is possible.
+    """
+    F, V = outputs.shape[0], values.shape[0]
+    scan = _scores_may_overflow(outputs, values)
+    if V < 2:
+        if scan:
+            _check_finite_scores(outputs @ values.T)
+        raise ValueError(f"a margin needs at least two value rows (a competitor); got V = {V}")
+    dev = outputs.device
+    rows = F if dev.type != "cpu" else max(1, min(F, max(16, _BLOCK_ELEMENTS // V)))
+    work = torch.empty(rows, V, dtype=torch.float64, device=dev)  # (rows, V) workspace
+    hits = torch.empty(F, dtype=torch.bool, device=dev)
+    index = torch.arange(rows, device=dev)
+    vt = values.T  # (d, V)
+    for s in range(0, F, rows):
+        e = min(s + rows, F)
+        block, r, f = work[: e - s], index[: e - s], mapping[s:e]
+        torch.mm(outputs[s:e], vt, out=block)  # (rows, V) scores
+        if scan:
+            _check_finite_scores(block)
+        target = block[r, f]  # (rows,)
+        block[r, f] = -math.inf
+        torch.gt(target, block.amax(dim=1), out=hits[s:e])
+    return float(hits.double().mean())
+
+
+#: Entries of the score workspace of :func:`_strict_accuracy` (1 MiB of float64).
+_BLOCK_ELEMENTS = 1 << 17
+
+
+def _check_finite_scores(s: torch.Tensor) -> None:
+    """The finiteness error of :func:`score_margins`, by one min/max pass (NaN propagates to both)."""
+    if s.numel():
+        lo, hi = torch.aminmax(s)
+        if not (math.isfinite(lo.item()) and math.isfinite(hi.item())):
+            raise ValueError("score_matrix must be finite")
 
 
 # --------------------------------------------------------------------------------------------

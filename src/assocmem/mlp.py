@@ -330,44 +330,136 @@ def bilinear_features(keys: torch.Tensor, A: torch.Tensor, G: torch.Tensor) -> t
     ----------
     Seed 001, Algorithm 1 lines 2 and 4; App. B.2.5.
     """
-    m = A.shape[0]
-    both = keys @ torch.cat((A, G)).T  # (F, 2m): one GEMM for both branches
-    return both[:, :m].mul_(both[:, m:])  # (F, m)
+    return _stacked_features(keys, torch.cat((A, G)))
+
+
+def _stacked_features(keys: torch.Tensor, AG: torch.Tensor) -> torch.Tensor:
+    """:func:`bilinear_features` from the stacked factors ``AG = [A; G]`` ``(2m, d)``.
+
+    One GEMM gives both branches, ``keys @ AG.T`` ``(F, 2m)``, and the product of its halves is
+    ``Phi``. On the CPU (two-dimensional keys, no autograd) the GEMM runs over row blocks of about
+    1 MiB into one reused workspace and each block's product is written straight into a
+    contiguous ``(F, m)`` result, so the ``(F, 2m)`` intermediate never leaves the cache. Each
+    entry is the same length-``d`` dot product as in the single GEMM (bit-for-bit equal in the
+    tests). Elsewhere the product overwrites the first half of the ``(F, 2m)`` GEMM output and
+    the result is a view of it with row stride ``2m``.
+    """
+    m = AG.shape[0] // 2
+    if keys.device.type != "cpu" or keys.dim() != 2 or _tracks_grad(keys, AG) or keys.dtype != AG.dtype:
+        both = keys @ AG.T  # (F, 2m)
+        return both[:, :m].mul_(both[:, m:])  # (F, m)
+    F = keys.shape[0]
+    rows = max(1, min(F, max(16, _BLOCK_ELEMENTS // max(1, 2 * m))))
+    Phi = torch.empty(F, m, dtype=keys.dtype, device=keys.device)  # (F, m)
+    work = torch.empty(rows, 2 * m, dtype=keys.dtype, device=keys.device)  # (rows, 2m) workspace
+    AGt = AG.T  # (d, 2m)
+    for s in range(0, F, rows):
+        e = min(s + rows, F)
+        both = work[: e - s]
+        torch.mm(keys[s:e], AGt, out=both)  # (rows, 2m)
+        torch.mul(both[:, :m], both[:, m:], out=Phi[s:e])
+    return Phi
+
+
+#: Entries of a row-block workspace (1 MiB of float64), for the blocked CPU loops.
+_BLOCK_ELEMENTS = 1 << 17
+
+
+def _tracks_grad(*tensors: torch.Tensor) -> bool:
+    """Whether autograd records operations on any of ``tensors`` (then no ``out=`` / in-place tricks)."""
+    return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+
+#: Up to this size :func:`_gram_lower` is one GEMM; above it, row panels of the lower triangle.
+_GRAM_ONE_GEMM_MAX = 128
+#: Above this size :func:`_cholesky_lower` (on the CPU) is blocked; up to it, one LAPACK call.
+_CHOL_LAPACK_MAX = 256
+#: Column-panel width of the blocked Cholesky.
+_CHOL_BLOCK = 64
 
 
 def _gram_lower(X: torch.Tensor, shift: float) -> torch.Tensor:
     """``X^T X + shift I`` for ``X`` ``(n, m)``, valid in its lower triangle only (what Cholesky reads).
 
-    For ``m >= 256`` the strictly upper off-diagonal block is skipped (three of the four
-    ``m/2``-blocks are computed), saving a quarter of the flops of a full GEMM.
+    Up to ``m = 128`` one GEMM. Above, the rows are cut into panels of ``b = max(128, m // 4)``:
+    panel ``[i, e)`` is the GEMM ``X[:, i:e]^T X[:, :e]``, written in place into ``S[i:e, :e]``
+    (the strictly lower block row plus the diagonal block), and ``S[i:e, e:]`` is zeroed. That is
+    ``(p + 1) / (2 p)`` of the flops of the full product for ``p`` panels (5/8 for ``m = 512``),
+    in GEMMs still large enough to run near the machine's GEMM rate.
     """
     m = X.shape[1]
-    if m < 256:
+    if m <= _GRAM_ONE_GEMM_MAX:
         S = X.T @ X  # (m, m)
     else:
-        h = m // 2
-        X1, X2 = X[:, :h], X[:, h:]
         S = torch.empty(m, m, dtype=X.dtype, device=X.device)
-        S[:h, :h] = X1.T @ X1
-        S[h:, :h] = X2.T @ X1
-        S[h:, h:] = X2.T @ X2
-        S[:h, h:] = 0.0
+        XT = X.T  # (m, n) view
+        grad = _tracks_grad(X)
+        for i, e in _gram_panels(m):
+            if grad:  # out= is not differentiable
+                S[i:e, :e] = XT[i:e] @ X[:, :e]
+            else:
+                torch.mm(XT[i:e], X[:, :e], out=S[i:e, :e])  # (b, e)
+            S[i:e, e:] = 0.0
     S.diagonal().add_(shift)
     return S
 
 
+def _gram_panels(m: int) -> list[tuple[int, int]]:
+    """Row panels ``[i, e)`` of :func:`_gram_lower` for an ``m x m`` Gram matrix (one for ``m <= 128``).
+
+    Panel ``[i, e)`` costs ``2 n (e - i) e`` flops for ``n`` rows of ``X``.
+    """
+    b = m if m <= _GRAM_ONE_GEMM_MAX else max(_GRAM_ONE_GEMM_MAX, m // 4)
+    return [(i, min(i + b, m)) for i in range(0, m, b)]
+
+
+def _cholesky_lower(S: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """Lower Cholesky factor of a symmetric matrix from its lower triangle: ``(L, info)``.
+
+    ``info`` is ``0`` on success and otherwise the (1-based) order of the first leading minor that
+    is not positive definite, as in LAPACK ``potrf`` and :func:`torch.linalg.cholesky_ex`.
+
+    On the CPU, above ``n = 256``, a left-looking blocked factorisation in 64-column panels
+    *overwrites* ``S`` (its lower triangle becomes ``L``; the strict upper triangle is zeroed):
+    each panel is updated by one GEMM against the finished columns, its diagonal block factored
+    by LAPACK, and the rest of the panel solved against that block (TRSM). With one thread on the
+    benchmark machine this is 1.5-2x faster than one ``potrf`` call for ``n = 512 .. 2048``. On
+    other devices, for small ``n`` and under autograd it is one call of
+    :func:`torch.linalg.cholesky_ex` (``S`` untouched).
+    """
+    n = S.shape[0]
+    if S.device.type != "cpu" or n <= _CHOL_LAPACK_MAX or _tracks_grad(S):
+        L, info = torch.linalg.cholesky_ex(S)
+        return L, int(info)
+    L = S
+    for j in range(0, n, _CHOL_BLOCK):
+        e = min(j + _CHOL_BLOCK, n)
+        if j:
+            L[j:, j:e].addmm_(L[j:, :j], L[j:e, :j].T, alpha=-1.0)  # panel -= L[j:, :j] L[j:e, :j]^T
+        Ljj, info = torch.linalg.cholesky_ex(L[j:e, j:e])  # (b, b)
+        if int(info) != 0:
+            return L, j + int(info)
+        L[j:e, j:e] = Ljj
+        if e < n:
+            L[e:, j:e] = torch.linalg.solve_triangular(Ljj.mT, L[e:, j:e], upper=True, left=False)
+    return L.tril_(), 0
+
+
 def _cholesky(S: torch.Tensor, ridge: float, what: str) -> torch.Tensor:
-    """Cholesky factor of an SPD matrix, with a clear error when it is (numerically) singular."""
-    L, info = torch.linalg.cholesky_ex(S)
-    if int(info) != 0:
+    """Cholesky factor of an SPD matrix, with a clear error when it is (numerically) singular.
+
+    May overwrite ``S`` (see :func:`_cholesky_lower`); only its lower triangle is read.
+    """
+    n, dtype = S.shape[0], S.dtype
+    L, info = _cholesky_lower(S)
+    if info != 0:
         raise ValueError(
             f"the {what} system is singular or not positive definite (Cholesky failed at pivot "
-            f"{int(info)}); use a positive ridge (the paper uses 1e-6)"
+            f"{info}); use a positive ridge (the paper uses 1e-6)"
             + ("" if ridge == 0 else f" larger than {ridge:g}")
         )
     if ridge == 0:
         piv = L.diagonal() ** 2
-        if (piv.min() / piv.max()).item() < S.shape[0] * torch.finfo(S.dtype).eps:
+        if (piv.min() / piv.max()).item() < n * torch.finfo(dtype).eps:
             raise ValueError(
                 f"the {what} system is numerically singular (ridge = 0; pivot ratio "
                 f"{(piv.min() / piv.max()).item():.2e}): the features have rank below the system size "
@@ -391,7 +483,8 @@ def hebbian_readout(
     * ``diag``: ``B[:, r] = B0[:, r] / (Sigma_rr + ridge)`` (lines 9-11): each feature is divided
       by its mean square over the stored keys, i.e. ``Sigma`` is replaced by its diagonal;
     * ``full``, primal (``m <= F``): ``B = B0 (Sigma + ridge I_m)^{-1}`` (eq. 13), computed as
-      ``B^T = (Phi^T Phi + F ridge I)^{-1} Phi^T C_f`` by Cholesky;
+      ``B = (C_f^T Phi) L^{-T} L^{-1}`` with ``L L^T = Phi^T Phi + F ridge I`` (Cholesky of the
+      lower triangle of the Gram matrix, then two triangular solves);
     * ``full``, dual (``m > F``): ``B = C_f^T (Phi Phi^T + ridge I_F)^{-1} Phi`` (eq. 14), by
       Cholesky of the ``F x F`` Gram matrix.
 
@@ -444,9 +537,11 @@ def hebbian_readout(
             )
         return (C.T @ Phi) / F / s  # (d_c, m)
     if branch == "primal" or (branch == "auto" and m <= F):
-        S = _gram_lower(Phi, F * lam)  # (m, m)  Phi^T Phi + F lam I
-        L = _cholesky(S, lam, "primal whitening (m x m)")
-        return torch.cholesky_solve(Phi.T @ C, L).T  # (d_c, m)
+        S = _gram_lower(Phi, F * lam)  # (m, m)  Phi^T Phi + F lam I, lower triangle
+        L = _cholesky(S, lam, "primal whitening (m x m)")  # (m, m), may reuse S's storage
+        R = C.T @ Phi  # (d_c, m)  F B0
+        Y = torch.linalg.solve_triangular(L.mT, R, upper=True, left=False)  # (d_c, m)  R L^{-T}
+        return torch.linalg.solve_triangular(L, Y, upper=False, left=False)  # (d_c, m)  R S^{-1}
     Kg = _gram_lower(Phi.T, lam)  # (F, F)  Phi Phi^T + lam I
     L = _cholesky(Kg, lam, "dual whitening (F x F)")
     return torch.cholesky_solve(C, L).T @ Phi  # (d_c, m)
@@ -695,7 +790,8 @@ def hebbian_mlp(
     *,
     branch: str = "auto",
     require_unit_keys: bool = True,
-) -> BilinearMLP:
+    return_features: bool = False,
+) -> BilinearMLP | tuple[BilinearMLP, torch.Tensor]:
     """Sketched-``K_2`` Hebbian MLP of Algorithm 1, with optional readout whitening.
 
     1. Draw ``A_bar, G_bar`` iid ``N(0, 1)`` of shape ``(m, d)`` (one generator seeded with
@@ -726,41 +822,61 @@ def hebbian_mlp(
         Force a branch of the full whitening (for checks).
     require_unit_keys : bool, default True
         Check that the keys are unit vectors (the construction's scale ``K(k, k) ~ 1`` assumes it).
+    return_features : bool, default False
+        Also return the feature matrix ``Phi`` of step 2, so that the model's outputs on its own
+        keys are ``Phi @ model.B.T`` without computing the features again (e.g. its accuracy by
+        :func:`assocmem.margins.accuracy_from_outputs`, as ``benchmarks/bench_mlp.py`` times
+        construction plus accuracy).
 
     Returns
     -------
-    BilinearMLP
+    model : BilinearMLP
         ``features(x) = g(x)``, ``B`` ``(d, m)``, ``num_parameters = 3 m d``; ``construction`` is
         ``"hebbian-<whitening>"``; ``info["branch"]`` is the full-whitening branch used
         (``"primal"`` or ``"dual"``).
+    Phi : torch.Tensor, shape ``(F, m)``, float64
+        Only with ``return_features=True``: row ``i`` is ``g(k_i)``, on the fact set's device, as
+        :func:`bilinear_features` computes it (equal to ``model.features(facts.keys)`` up to
+        rounding). It shares no memory with the model.
 
     Raises
     ------
     ValueError
-        Not a FactSet, ``m < 1``, keys off the sphere, an unknown mode, a negative ridge, or a
-        singular system with ``ridge = 0``.
+        Not a FactSet, ``m < 1``, keys off the sphere, an unknown mode, a negative ridge, a
+        singular system with ``ridge = 0``, or a ``return_features`` that is not a bool.
 
     References
     ----------
     Seed 001, Sec. 4.1 (eqs. 7-8), Algorithm 1 (App. B.2.3), App. B.2.4 (eqs. 12-14), App. A.1.1.
+
+    Examples
+    --------
+    >>> from assocmem.facts import make_fact_set
+    >>> from assocmem.margins import accuracy, accuracy_from_outputs
+    >>> facts = make_fact_set(256, 32, seed=0)
+    >>> model, Phi = hebbian_mlp(facts, 200, "full", return_features=True)
+    >>> accuracy_from_outputs(Phi @ model.B.T, facts) == accuracy(model, facts)
+    True
     """
     facts = _checked_facts(facts, require_unit_keys)
     m = _positive_int("m", m)
     if whitening not in WHITENINGS:
         raise ValueError(f"whitening must be one of {WHITENINGS}; got {whitening!r}")
+    if not isinstance(return_features, bool):
+        raise ValueError(f"return_features must be True or False; got {return_features!r}")
     gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
     dev = facts.keys.device
     K = facts.keys.to(_F64)  # (F, d)
     d = K.shape[1]
     AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d): [A; G]
     A, G = AG[:m], AG[m:]
-    Phi = bilinear_features(K, A, G)  # (F, m)
+    Phi = _stacked_features(K, AG)  # (F, m), = bilinear_features(K, A, G)
     B = hebbian_readout(Phi, facts.targets.to(_F64), whitening, ridge, branch)  # (d, m)
     model = BilinearMLP(A.clone(), G.clone(), B, construction=f"hebbian-{whitening}")
     used = branch if branch != "auto" else ("primal" if m <= K.shape[0] else "dual")
     model.info = {"whitening": whitening, "ridge": float(ridge), "seed": int(seed),
                   "branch": used if whitening == "full" else None}
-    return model
+    return (model, Phi) if return_features else model
 
 
 def exact_k2_memory(facts: FactSet, *, require_unit_keys: bool = True) -> ExactK2Memory:

@@ -151,7 +151,8 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def machine_info(device: str | torch.device = "cpu", num_threads: int | None = 1) -> dict[str, str]:
+def machine_info(device: str | torch.device = "cpu", num_threads: int | None = 1, *,
+                 load_average: bool = False) -> dict[str, str]:
     """Where timings were taken: processor, cores, threads, accelerator, software versions.
 
     Parameters
@@ -160,11 +161,16 @@ def machine_info(device: str | torch.device = "cpu", num_threads: int | None = 1
         The device timed (resolved with :func:`assocmem.devices.resolve_device`).
     num_threads : int or None, default 1
         CPU threads used while timing (``None``: torch's current setting).
+    load_average : bool, default False
+        Also report the system load average at the time of the call (how busy a shared machine
+        was, which inflates wall-clock times).
 
     Returns
     -------
     dict of str to str
-        Keys ``cpu``, ``cpu_cores``, ``threads``, ``device``, ``torch``, ``python``, ``os``.
+        Keys ``cpu``, ``cpu_cores``, ``threads``, ``device``, ``torch``, ``python``, ``os``; with
+        ``load_average=True`` also ``load_average``: the 1, 5 and 15 minute load averages, e.g.
+        ``"0.52, 0.81, 1.64 (1, 5, 15 min)"``, or ``"unavailable"`` where the platform has none.
     """
     dev = resolve_device(device)
     name = "cpu"
@@ -172,7 +178,7 @@ def machine_info(device: str | torch.device = "cpu", num_threads: int | None = 1
         name = f"cuda ({torch.cuda.get_device_name(dev)})"
     elif dev.type == "mps":
         name = "mps"
-    return {
+    info = {
         "cpu": _cpu_model(),
         "cpu_cores": str(os.cpu_count()),
         "threads": str(torch.get_num_threads() if num_threads is None else num_threads),
@@ -181,6 +187,18 @@ def machine_info(device: str | torch.device = "cpu", num_threads: int | None = 1
         "python": platform.python_version(),
         "os": f"{platform.system()} {platform.release()}",
     }
+    if load_average:
+        info["load_average"] = _load_average()
+    return info
+
+
+def _load_average() -> str:
+    """The 1, 5 and 15 minute load averages as text, or ``"unavailable"``."""
+    try:
+        loads = os.getloadavg()
+    except (AttributeError, OSError):
+        return "unavailable"
+    return f"{', '.join(f'{x:.2f}' for x in loads)} (1, 5, 15 min)"
 
 
 def time_call(fn: Callable[[], object], *, min_run_time: float = 0.1, num_threads: int = 1,

@@ -70,11 +70,9 @@ from scipy import special, stats
 
 from ..attention import linear_attention
 from .geometry import cap_fraction, cap_intersection, circle_intersection, circle_intersection_table
+from ._common import _binary, _finish_read, _generator
 from .read import (
     NeuronSDM,
-    _binary,
-    _finish_read,
-    _generator,
     bipolar,
     flip_bits,
     pairwise_hamming,

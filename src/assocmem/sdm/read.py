@@ -58,6 +58,7 @@ import torch
 from torch import nn
 
 from ..devices import resolve_device
+from ._common import _as_int, _as_tensor, _binary, _finish_read, _generator, _majority
 from .geometry import circle_intersection_table
 
 __all__ = [
@@ -97,49 +98,11 @@ _ENUMERATE_MAX_N = 20  # NeuronSDM.exhaustive: at most 2^20 neurons
 # ==========================================================================================
 
 
-def _as_int(value, name: str) -> int:
-    if isinstance(value, bool) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool):
-        raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
-    if isinstance(value, torch.Tensor) and value.ndim == 0:
-        value = value.item()
-    if hasattr(value, "item") and not isinstance(value, (Integral, Real)):
-        value = value.item()
-    if isinstance(value, Integral):
-        return int(value)
-    if isinstance(value, Real) and math.isfinite(float(value)) and float(value).is_integer():
-        return int(value)
-    raise ValueError(f"{name} must be an integer, got {value!r}")
-
-
 def _check_radius(d, n: int) -> int:
     d = _as_int(d, "d")
     if d < 0 or d > n:
         raise ValueError(f"the radius d must lie in [0, n] = [0, {n}], got {d}")
     return d
-
-
-def _as_tensor(x, name: str) -> torch.Tensor:
-    if isinstance(x, torch.Tensor):
-        return x
-    try:
-        return torch.as_tensor(x)
-    except (TypeError, ValueError, RuntimeError) as err:
-        raise ValueError(f"{name} must be a tensor or array-like, got {type(x).__name__}") from err
-
-
-def _binary(x, name: str, min_ndim: int = 1) -> torch.Tensor:
-    """``x`` as a tensor after checking that every entry is 0 or 1 (bool becomes uint8)."""
-    x = _as_tensor(x, name)
-    if x.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {tuple(x.shape)}")
-    if x.dtype == torch.bool:
-        return x.to(torch.uint8)
-    if x.is_complex():
-        raise ValueError(f"{name} must be binary (entries 0 or 1), got a complex tensor")
-    if x.numel() and not bool(((x == 0) | (x == 1)).all()):
-        bad = x[~((x == 0) | (x == 1))].flatten()[0].item()
-        raise ValueError(f"{name} must be binary (entries 0 or 1), found {bad!r}")
-    return x
 
 
 def _real(x, name: str, min_ndim: int = 1) -> torch.Tensor:
@@ -176,13 +139,6 @@ def _check_memory(addresses: torch.Tensor, pointers: torch.Tensor | None, n: int
 def _check_empty_policy(empty: str) -> None:
     if empty not in EMPTY_POLICIES:
         raise ValueError(f"empty must be one of {EMPTY_POLICIES}, got {empty!r}")
-
-
-def _generator(seed) -> torch.Generator:
-    """A CPU generator from an int seed (or the generator itself)."""
-    if isinstance(seed, torch.Generator):
-        return seed
-    return torch.Generator().manual_seed(_as_int(seed, "seed"))
 
 
 # ==========================================================================================
@@ -619,8 +575,7 @@ def majority(x) -> torch.Tensor:
     ----------
     Bricken & Pehlevan (2021), Eq. 1 (``g``); Kanerva (1988), Ch. 7 (the majority rule).
     """
-    x = _as_tensor(x, "x").to(torch.float64)
-    return torch.where(torch.isnan(x), x, (x > 0.5).to(torch.float64))
+    return _majority(_as_tensor(x, "x").to(torch.float64))
 
 
 @functools.lru_cache(maxsize=256)
@@ -713,28 +668,6 @@ def sdm_weights(query, addresses, d, weights="intersection", normalize: bool = T
     if not normalize:
         return w
     return w / w.sum(-1, keepdim=True)
-
-
-def _finish_read(num: torch.Tensor, den: torch.Tensor, query: torch.Tensor, threshold: bool,
-                 empty: str) -> torch.Tensor:
-    """``num / den`` with the majority threshold and the policy for ``den = 0``."""
-    empty_rows = den == 0  # (..., 1)
-    if bool(empty_rows.any()):
-        if empty == "raise":
-            k = int(empty_rows.sum())
-            raise ValueError(f"{k} quer{'y' if k == 1 else 'ies'} share no neuron with any stored "
-                             "pattern (all weights are zero): the read is undefined")
-        if empty == "query" and num.shape[-1] != query.shape[-1]:
-            raise ValueError(f"empty='query' returns the query, which needs pointers of the query's "
-                             f"size n = {query.shape[-1]}, got n_p = {num.shape[-1]}")
-    out = num / torch.where(empty_rows, torch.ones_like(den), den)  # (..., n_p)
-    if threshold:
-        out = majority(out)
-    if empty == "query":
-        out = torch.where(empty_rows, query.to(torch.float64), out)
-    else:
-        out = out.masked_fill(empty_rows, float("nan"))
-    return out
 
 
 def sdm_read(query, addresses, pointers, d, weights="intersection", threshold: bool = False,

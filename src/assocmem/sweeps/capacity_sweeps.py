@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ..counting import min_parameters_bound
 from ..facts import FactSet, make_fact_set, random_direction, with_spike
 from ..margins import accuracy
 from ..mlp import data_dependent_mlp, hebbian_mlp, ntk_mlp, train_mlp
@@ -459,7 +460,9 @@ def counting_lower_bound(F, V=None, bits: int = 16) -> np.ndarray:
     """Theorem 2.4 with ``b`` bits per parameter: ``W >= F log2(V) / b``.
 
     A model with ``W`` parameters of ``b`` bits has at most ``2^(b W)`` settings, and there are
-    ``V^F`` fact sets; storing all of them needs ``2^(b W) >= V^F``.
+    ``V^F`` fact sets; storing all of them needs ``2^(b W) >= V^F``. A thin wrapper of
+    :func:`assocmem.counting.min_parameters_bound` (evaluated on arrays) with this module's
+    defaults (tied tables, 16 bits) and its stricter range (``F >= 1``, ``bits >= 1``).
 
     Parameters
     ----------
@@ -487,7 +490,7 @@ def counting_lower_bound(F, V=None, bits: int = 16) -> np.ndarray:
     V = F if V is None else np.asarray(V, dtype=float)
     if np.any(F < 1) or np.any(V < 1) or bits < 1:
         raise ValueError("need F >= 1, V >= 1 and bits >= 1")
-    return F * np.log2(V) / bits
+    return min_parameters_bound(F, V, bits)
 
 
 def _slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
