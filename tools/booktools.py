@@ -58,14 +58,25 @@ def macros_cell_source() -> str:
 
 
 def install_cell_source() -> str:
-    """The first code cell of every chapter: installs the library on Colab, a no-op elsewhere."""
+    """The first code cell of every chapter: on Colab, clones the repository, installs the library
+    from it and points ``ASSOCMEM_RESULTS_DIR`` at its committed ``results/`` (chapters that plot
+    stored sweeps need them); a no-op elsewhere."""
+    url = repository_url()
+    folder = "/content/" + url.rstrip("/").rsplit("/", 1)[-1]
     return "\n".join(
         [
             INSTALL_MARKER,
             "import sys",
             "",
             'if "google.colab" in sys.modules:',
-            f'    %pip install --quiet "assocmem[colab] @ git+{repository_url()}"',
+            "    import os",
+            "    import subprocess",
+            "",
+            f'    BOOK = "{folder}"  # the library and its committed results/',
+            "    if not os.path.isdir(BOOK):",
+            f'        subprocess.run(["git", "clone", "--quiet", "--depth", "1", "{url}", BOOK], check=True)',
+            '    %pip install --quiet "{BOOK}[colab]"',
+            '    os.environ["ASSOCMEM_RESULTS_DIR"] = os.path.join(BOOK, "results")',
         ]
     )
 
