@@ -15,7 +15,7 @@ def test_absolute_and_relative_tolerances():
 
 
 def test_nan_never_reproduces():
-    assert Check("nan", seed=1.0, ours=float("nan"), tol=1e9).verdict == "differs"
+    assert Check("nan", seed=1.0, ours=float("nan"), tol=1e9).verdict == "invalid"
 
 
 def test_qualitative_and_not_comparable_rows():
@@ -65,4 +65,26 @@ def test_display_is_deterministic_and_rounded():
     html1, html2 = t.show()._repr_html_(), t.show()._repr_html_()
     assert html1 == html2 and "3.14" in html1 and "3.14159" not in html1
     assert "reproduced" in repr(t.show())
-    assert t.counts == {"reproduced": 1, "differs": 0, "not comparable": 0}
+    assert t.counts == {"reproduced": 1, "differs": 0, "not comparable": 0, "invalid": 0}
+
+
+def test_nan_cannot_pass_as_a_difference():
+    t = ReproductionTable("nan")
+    t.add("broken fit", seed=0.97, ours=float("nan"), tol=0.01, expect="differs")
+    with pytest.raises(ReproductionError, match="invalid"):
+        t.check()
+    assert t.counts["invalid"] == 1
+
+
+def test_not_comparable_row_fails_when_our_own_check_fails():
+    assert Check("n", seed="none", ours="x", expect="not comparable", passed=True).verdict == "not comparable"
+    t = ReproductionTable("ours")
+    t.add("our derivation", seed="not stated", ours="ratio 0.9", expect="not comparable", passed=False)
+    with pytest.raises(ReproductionError):
+        t.check()
+
+
+def test_table_column_names_the_source():
+    t = ReproductionTable("cols")
+    t.add("x", seed=1.0, ours=1.0, tol=0.0)
+    assert list(t.to_frame().columns) == ["claim", "source", "source says", "ours", "tolerance", "verdict"]

@@ -1,4 +1,4 @@
-"""Reproduction checks: a seed's number, ours, a tolerance, and a verdict.
+"""Reproduction checks: what a source says, what we compute, a tolerance, and a verdict.
 
 Every experiment in the book ends with a :class:`ReproductionTable`. Each row compares one
 quantitative claim of a seed with the value this library computes. A row carries the verdict it
@@ -104,15 +104,23 @@ class Check:
         return None
 
     @property
-    def verdict(self) -> Verdict:
-        """``"reproduced"`` when within tolerance (or ``passed``), else ``"differs"``."""
+    def verdict(self) -> str:
+        """``"reproduced"`` when within tolerance (or ``passed``), else ``"differs"``.
+
+        A ``"not comparable"`` row stays so unless ``passed`` is ``False``: then our own check
+        failed and the verdict is ``"differs"`` (so :meth:`ReproductionTable.check` raises). A
+        numeric row whose value is NaN is ``"invalid"``, which no row may expect: a broken
+        computation cannot pass as a difference.
+        """
         if self.expect == "not comparable":
-            return "not comparable"
+            return "differs" if self.passed is False else "not comparable"
         if self.passed is not None:
             return "reproduced" if self.passed else "differs"
         bound = self.tol * abs(float(self.seed)) if self.relative else self.tol
         err = self.error
-        return "reproduced" if (err is not None and not math.isnan(err) and err <= bound) else "differs"
+        if err is None or math.isnan(err) or math.isnan(bound):
+            return "invalid"
+        return "reproduced" if err <= bound else "differs"
 
 
 @dataclass
@@ -148,14 +156,14 @@ class ReproductionTable:
                 {
                     "claim": r.claim,
                     "source": r.source,
-                    "seed": _fmt(r.seed, self.digits),
+                    "source says": _fmt(r.seed, self.digits),
                     "ours": _fmt(r.ours, self.digits),
                     "tolerance": tol,
                     "verdict": r.verdict + (f": {r.note}" if r.note else ""),
                 }
             )
         return pd.DataFrame.from_records(
-            records, columns=["claim", "source", "seed", "ours", "tolerance", "verdict"]
+            records, columns=["claim", "source", "source says", "ours", "tolerance", "verdict"]
         )
 
     def failures(self) -> list[Check]:
@@ -167,7 +175,7 @@ class ReproductionTable:
         bad = self.failures()
         if bad:
             lines = [
-                f"  {r.claim}: seed {_fmt(r.seed, self.digits)}, ours {_fmt(r.ours, self.digits)}, "
+                f"  {r.claim}: source says {_fmt(r.seed, self.digits)}, ours {_fmt(r.ours, self.digits)}, "
                 f"tol {r.tol}, verdict {r.verdict!r}, expected {r.expect!r}"
                 for r in bad
             ]
@@ -182,7 +190,7 @@ class ReproductionTable:
     @property
     def counts(self) -> dict[str, int]:
         """How many rows reached each verdict."""
-        out = {v: 0 for v in _VERDICTS}
+        out = {v: 0 for v in (*_VERDICTS, "invalid")}
         for r in self.rows:
             out[r.verdict] += 1
         return out
