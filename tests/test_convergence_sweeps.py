@@ -116,3 +116,19 @@ def test_pair_gaps_and_worst_gaps():
         worst_gaps(gaps, 0.0)
     with pytest.raises(ValueError, match="comparison"):
         pair_gaps(frame, pairs=[("Cont_SDM", "Cont_SDM_NeuronLimit")])
+
+
+def test_config_takes_one_rule_by_name():
+    cfg = ConvergenceSweepConfig(settings=TINY.settings, algorithms="Binary_SDM", references="Cont_SDM")
+    assert cfg.algorithms == ("Binary_SDM",) and cfg.references == ("Cont_SDM",)
+    with pytest.raises(ValueError, match="unknown algorithm 'Binary_SDMX'"):
+        ConvergenceSweepConfig(settings=TINY.settings, algorithms="Binary_SDMX")
+
+
+def test_docstrings_cite_public_sources_only():
+    import inspect
+
+    from assocmem.sweeps import convergence_sweeps
+
+    src = inspect.getsource(convergence_sweeps)
+    assert "shared/REFERENCE" not in src and "TrentBrick/attention-approximates-sdm" in src

@@ -170,3 +170,9 @@ def test_load_mnist_rejects_inconsistent_files(tmp_path):
     write_idx(tmp_path / lab, np.zeros((4, 1), np.uint8))
     with pytest.raises(ValueError, match="1-D uint8"):
         load_mnist(tmp_path)
+
+
+def test_docstrings_cite_public_sources_only():
+    src = inspect.getsource(datasets)
+    assert "REFERENCE" not in src and "[REF]" not in src
+    assert "TrentBrick/attention-approximates-sdm" in src and "LearnProjections.ipynb" in src

@@ -372,3 +372,11 @@ def test_committed_results_match_the_presets(name):
         pytest.skip(f"results/{name}/{preset}.csv not committed")
     assert len(frame) == len(sweep.grid(cfg))
     assert np.isfinite(frame["gamma_min" if name != "margin_bits" else "gamma_kernel"]).all()
+
+
+def test_docstrings_state_delta_instead_of_citing_a_private_file():
+    import inspect
+
+    src = inspect.getsource(MS)
+    assert "REFERENCE" not in src
+    assert "delta = 0.5" in src and "only ``C_L / delta``" in src.replace("\n    ", " ")

@@ -288,7 +288,7 @@ def test_require_unit_keys(cls):
         scaled = keys.clone()
         scaled[3] *= 1.01
         mem.write(scaled, values, require_unit_keys=True)
-    mem.write(2 * keys, values)  # the default does not check
+    mem.write(1.2 * keys, values)  # the default does not check (1.2^2 < 2 keeps the delta rule stable)
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.0, True])
@@ -306,3 +306,64 @@ def test_dtype_and_numpy_input():
     np.testing.assert_allclose(mem.read(np.eye(3)).numpy(), [[1, 1], [1, 1], [0, 0]])
     with pytest.raises(ValueError, match="negative|non-negative"):
         LeastSquaresMemory(3, 2, rtol=-1.0, device="cpu")
+
+
+# --------------------------------------------------------------------------- stability and dtypes
+
+
+def test_delta_refuses_unstable_steps_and_writes_nothing():
+    keys, values = random_pairs(6, 5, 2, seed=20)
+    mem = DeltaRuleMemory(5, 2, beta=1.0, device="cpu")
+    with pytest.raises(ValueError, match=r"key 0 has norm 3.*beta \|\|k\|\|\^2 = 9 .*below 2.*allow_unstable"):
+        mem.write(3 * keys, values)
+    assert mem.num_pairs == 0 and torch.count_nonzero(mem.S) == 0
+    # the first offending key is named; the others may be fine
+    mixed = keys.clone()
+    mixed[4] *= math.sqrt(2.0)  # beta ||k||^2 = 2: the boundary is refused too
+    with pytest.raises(ValueError, match=r"key 4 has norm 1\.41421.*= 2 is not below 2.*1 of 6 keys"):
+        mem.write(mixed, values)
+    # the condition is on beta ||k||^2, not on ||k||: norm 1.9 with beta = 0.5 is a step of 1.805
+    few, vals = keys[:4], values[:4]  # independent keys: passes converge to exact recall
+    half = DeltaRuleMemory(5, 2, beta=0.5, device="cpu").write(1.9 * few, vals, passes=200)
+    assert torch.isfinite(half.S).all()
+    torch.testing.assert_close(half.read(1.9 * few), vals, atol=1e-8, rtol=0)
+
+
+def test_delta_unstable_steps_on_request_and_overflow_is_caught():
+    keys, values = random_pairs(20, 8, 4, seed=21)
+    mem = DeltaRuleMemory(8, 4, device="cpu").write(3 * keys, values, allow_unstable=True)
+    assert torch.isfinite(mem.S).all() and mem.S.abs().max() > 1e3  # diverging, still finite
+    before = mem.S.clone()
+    with pytest.raises(FloatingPointError, match="non-finite"):
+        mem.write(30 * keys, values, passes=20, allow_unstable=True)
+    assert torch.equal(mem.S, before) and mem.num_pairs == 20  # the failed write left no trace
+
+
+def test_dtype_may_be_named():
+    for name, want in (("float64", torch.float64), ("torch.float32", torch.float32), ("double", torch.float64)):
+        for cls in ALL:
+            assert cls(3, 2, dtype=name, device="cpu").S.dtype == want
+    with pytest.raises(ValueError, match="floating-point"):
+        OuterProductMemory(3, 2, dtype="int64", device="cpu")
+    with pytest.raises(ValueError, match="floating-point"):
+        OuterProductMemory(3, 2, dtype=torch.complex128, device="cpu")
+    with pytest.raises(ValueError, match="does not name a torch dtype"):
+        LeastSquaresMemory(3, 2, dtype="float65", device="cpu")
+    for bad in (64, None, np.float64):
+        with pytest.raises(TypeError, match="torch.dtype or the name of one"):
+            DeltaRuleMemory(3, 2, dtype=bad, device="cpu")
+
+
+def test_least_squares_tolerances_must_be_numbers():
+    for bad in ("x", "1e-3", True, [1e-3]):
+        with pytest.raises(TypeError, match="rtol must be a finite non-negative number"):
+            LeastSquaresMemory(3, 2, rtol=bad, device="cpu")
+        with pytest.raises(TypeError, match="atol must be a finite non-negative number"):
+            LeastSquaresMemory(3, 2, atol=bad, device="cpu")
+    for bad in (-1e-3, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="rtol must be a finite non-negative number"):
+            LeastSquaresMemory(3, 2, rtol=bad, device="cpu")
+    keys, values = random_pairs(3, 4, 2, seed=22)
+    a = LeastSquaresMemory(4, 2, rtol=np.float64(1e-10), device="cpu").write(keys, values)
+    b = LeastSquaresMemory(4, 2, rtol=1e-10, device="cpu").write(keys, values)
+    assert torch.equal(a.S, b.S)

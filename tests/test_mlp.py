@@ -416,3 +416,61 @@ def test_whitened_readout_stays_differentiable():
     torch.testing.assert_close(B.detach(), plain, rtol=1e-10, atol=1e-12)
     B.square().sum().backward()
     assert Phi.grad is not None and torch.isfinite(Phi.grad).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# input checks of the fact memories and argument names in messages
+
+
+def test_memories_reject_the_wrong_width_and_non_finite_input():
+    fs = make_fact_set(16, 8, seed=3)
+    models = [hebbian_mlp(fs, 32, seed=1), ntk_mlp(fs, 32, seed=1), exact_k2_memory(fs)]
+    for model in models:
+        out = model(fs.keys)
+        assert out.shape == (16, 8) and torch.isfinite(out).all()
+        with pytest.raises(ValueError, match=r"shape \(\.\.\., d\) with d = 8.*got shape \(16, 7\)"):
+            model(fs.keys[:, :7])
+        with pytest.raises(ValueError, match=r"d = 8.*got shape \(\)"):
+            model(torch.tensor(1.0))
+        bad = fs.keys.clone()
+        bad[2, 3] = float("nan")
+        with pytest.raises(ValueError, match="non-finite"):
+            model(bad)
+        bad[2, 3] = float("inf")
+        with pytest.raises(ValueError, match="non-finite"):
+            model(bad)
+        with pytest.raises(ValueError, match="torch.Tensor"):
+            model(fs.keys.numpy())
+    bil = models[0]
+    with pytest.raises(ValueError, match="d = 8"):
+        bil.features(torch.ones(3, 9, dtype=torch.float64))
+    with pytest.raises(ValueError, match="non-finite"):
+        bil.kernel(fs.keys, torch.full((2, 8), float("nan"), dtype=torch.float64))
+    with pytest.raises(ValueError, match="z must have shape"):
+        models[2].kernel(fs.keys, torch.ones(2, 5, dtype=torch.float64))
+
+
+def test_input_checks_do_not_change_outputs(facts256):
+    model = hebbian_mlp(facts256, 64, "full", seed=2)
+    q = facts256.keys[:5]
+    want = ((q @ model.A.T) * (q @ model.G.T)) @ model.B.T
+    assert torch.equal(model(q), want)  # bit for bit: the check only reads the input
+
+
+def test_data_dependent_errors_name_the_caller_arguments(facts256):
+    with pytest.raises(ValueError, match=r"^cg_tol must be"):
+        data_dependent_mlp(facts256, 8, cg_tol=-1)
+    with pytest.raises(ValueError, match=r"^cg_tol must be"):
+        data_dependent_mlp(facts256, 8, cg_tol=float("nan"))
+    with pytest.raises(ValueError, match=r"^cg_max_iter must be a positive integer"):
+        data_dependent_mlp(facts256, 8, cg_max_iter=0)
+    with pytest.raises(ValueError, match=r"^ridge must be"):
+        data_dependent_mlp(facts256, 8, ridge=-1.0)
+
+
+def test_docstrings_cite_public_sources_only():
+    import inspect
+
+    import assocmem.mlp as mod
+
+    assert "REFERENCE" not in inspect.getsource(mod)

@@ -562,3 +562,27 @@ def test_settings_are_kept_apart_and_threads_restored():
     ag = agreement(both)
     assert set(ag.setting) == {"n=64", "n=64,r=1e5"} and (ag["count"] == 8).all()
     assert len(summarize(both)) == 2 * 2 * 2
+
+
+def test_one_algorithm_may_be_given_by_name():
+    kwargs = dict(radii=[11], levels=[0, 6], num_queries=8, seed=0, show_progress=False)
+    listed = convergence_experiment(64, 32, algorithms=["Binary_SDM"], **kwargs)
+    for one in ("Binary_SDM", "binary_sdm", Algorithm("Binary_SDM")):
+        named = convergence_experiment(64, 32, algorithms=one, **kwargs)
+        pd.testing.assert_frame_equal(named, listed)
+        assert named.attrs["config"]["algorithms"] == ["Binary_SDM"]
+    with pytest.raises(ValueError, match=r"unknown algorithm 'Binary_SDMX'"):
+        convergence_experiment(64, 32, algorithms="Binary_SDMX", **kwargs)
+    with pytest.raises(ValueError, match="rule name or an iterable"):
+        convergence_experiment(64, 32, algorithms=7, **kwargs)
+
+
+def test_docstrings_cite_public_sources_only():
+    import inspect
+
+    from assocmem.sdm import convergence, projections
+
+    for mod in (convergence, projections):
+        src = inspect.getsource(mod)
+        assert "REFERENCE" not in src and "[REF]" not in src, mod.__name__
+        assert "TrentBrick/attention-approximates-sdm" in src

@@ -484,3 +484,55 @@ def test_bad_input_raises_value_error(call):
 def test_module_exports():
     for name in sdm.__all__:
         assert getattr(sdm, name).__doc__, name
+
+
+# ------------------------------------------------------------------------------------------
+# 0-d integer arguments, and the warnings of fit_beta
+
+
+def test_zero_dimensional_integers_are_accepted():
+    torch = pytest.importorskip("torch")
+    want = circle_intersection(3, 5, 64)
+    assert circle_intersection(torch.tensor(3), 5, 64) == want
+    assert circle_intersection(np.int64(3), np.int32(5), np.array(64)) == want
+    assert circle_intersection(torch.tensor(3.0), torch.tensor(5), 64) == want  # integral float
+    assert ball_size(torch.tensor(5), torch.tensor(64)) == ball_size(5, 64)
+    assert isinstance(circle_intersection(torch.tensor(3), 5, 64), int)
+    for bad, msg in ((torch.tensor(True), "boolean"), (np.array(True), "boolean"),
+                     (torch.tensor(2.5), "must be an integer"), (torch.tensor([3]), "must be an integer"),
+                     ("3", "must be an integer")):
+        with pytest.raises(ValueError, match=msg):
+            circle_intersection(bad, 5, 64)
+
+
+def test_fit_beta_warns_past_half_the_space():
+    with pytest.warns(UserWarning, match=r"fit_beta\(n=64, d=40\): beta = 0\.009.* n/2 = 32"):
+        fit = fit_beta(64, 40)
+    assert fit.beta == pytest.approx(0.00944, abs=1e-5)  # still returned, unchanged
+    with pytest.warns(UserWarning, match="n/2 = 32"):
+        fit_beta(64, 32, intersection="cap")
+    # far past n/2 the line is poor as well, and the message gives both reasons
+    with pytest.warns(UserWarning, match=r"n/2 = 32.*; and log I is far from a line.*R\^2 = 0\.456 < 0\.5"):
+        fit_beta(64, 45)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [
+        # every fit the chapters make: the paper's radii, their windows and conventions
+        *[((64, d), {}) for d in (2, 3, 4, 5, 7, 9, 11, 13, 15, 19, 23, 27, 31)],
+        *[((64, d), {"even_only": True}) for d in (5, 11, 15, 27, 31)],
+        *[((64, d), {"intersection": "cap"}) for d in (5, 9, 11, 15, 19, 27, 31)],
+        *[((64, d), {"convention": "authors"}) for d in (5, 9, 11, 15, 19, 27)],
+        *[((64, d), {"window": (0, 2 * d)}) for d in (5, 11, 15)],
+        ((64, 5), {"window": (0, 4)}), ((64, 5), {"window": (0, 5)}), ((64, 5), {"window": (0, 10)}),
+        ((1000, 447), {}), ((1000, 451), {}), ((1000, 447), {"window": (0, 894)}),
+        ((1000, 451), {"window": (0, 902)}), ((1000, 480), {}), ((8, 2), {}),
+    ],
+)
+def test_fit_beta_is_silent_on_the_books_fits(args, kwargs):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit_beta(*args, **kwargs)

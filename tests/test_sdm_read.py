@@ -498,3 +498,11 @@ def test_reads_agree_on_cuda():
     gpu = NeuronSDM(n, 2000, d, seed=3, device="cuda").write(P.cuda(), P.cuda()).read(q.cuda(), threshold=True)
     assert torch.equal(cpu, gpu.cpu())
     assert torch.equal(sdm_read(q, P, P, d), sdm_read(q.cuda(), P.cuda(), P.cuda(), d).cpu())
+
+
+def test_docstrings_say_empty_reads_are_nan_by_default():
+    for fn in (sdm_read, NeuronSDM.read):
+        doc = " ".join(fn.__doc__.split())
+        assert 'default "nan"' in doc and '"raise"' in doc
+        assert "rows of empty reads are NaN" in doc
+    assert "Empty reads return NaN by default" in sdm_read.__doc__

@@ -690,3 +690,49 @@ def test_cli_list_and_quick_run(tmp_path):
     frame = load_results("demo", "quick", tmp_path, config=config_to_json(get_sweep("demo").config("quick")))
     assert len(frame) == 6
     assert read_provenance("demo", "quick", tmp_path)["device"] == "cpu"
+
+
+def test_cli_usage_errors_of_the_sweep_command_show_its_usage(capsys):
+    for argv, msg in ((["sweep", "demo", "--workers", "0"], "--workers must be at least 1"),
+                      (["sweep", "demo", "--address", "x"], "--address needs --executor ray"),
+                      (["sweep"], "give a sweep NAME or --list")):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("usage: python -m assocmem sweep ") and msg in err, err
+
+
+def test_cli_rerun_reports_that_nothing_was_computed(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ASSOCMEM_QUIET", "1")
+    argv = ["sweep", "demo", "--preset", "quick", "--device", "cpu", "--results-dir", str(tmp_path)]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert "demo/quick: 6 points computed, 0 already stored; 6 rows in " in first
+    assert "(this run: " in first and "session" not in first
+    assert main(argv) == 0
+    again = capsys.readouterr().out
+    assert "demo/quick: nothing to compute, all 6 points already stored; 6 rows in " in again
+    assert "computed earlier in 1 session, " in again and "this run" not in again
+    assert len(read_provenance("demo", "quick", tmp_path)["sessions"]) == 1  # the rerun added none
+
+
+def test_missing_results_name_the_sweep_or_say_it_is_unknown(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"'nosuch' is not a registered sweep.*registered sweeps: .*demo"):
+        load_results("nosuch", "quick", tmp_path)
+    with pytest.raises(FileNotFoundError, match="'nosuch' is not a registered sweep"):
+        read_provenance("nosuch", "quick", tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"run `python -m assocmem sweep demo --preset quick`"):
+        load_results("demo", "quick", tmp_path)
+
+
+def test_demo_results_are_ignored_by_git():
+    root = Path(__file__).resolve().parents[1]
+    try:
+        probe = subprocess.run(["git", "-C", str(root), "check-ignore", "-q", "results/demo/quick.csv"],
+                               capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        pytest.skip("git is not available")
+    if probe.returncode == 128:
+        pytest.skip("not a git checkout")
+    assert probe.returncode == 0, "results/demo/ (the demo sweep's output) must be in .gitignore"

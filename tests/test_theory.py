@@ -160,3 +160,35 @@ def test_geometry_bad_input():
         welch_bound(3, 0)
     with pytest.raises(ValueError, match="n must be >= 1"):
         planar_coherence_bound(0)
+
+
+def test_non_real_input_raises_type_error():
+    for fn in (additive_read_error, least_squares_read_error, welch_bound):
+        for n, d_k in (("10", 4), (10, "4"), (True, 4), (3, False), (1 + 2j, 4), (np.array(["3"]), 4)):
+            with pytest.raises(TypeError, match="must be a real number"):
+                fn(n, d_k)
+    for fn, args in ((dual_vector_norm, ("1.0",)), (least_squares_sigma_max, (True,)),
+                     (additive_sigma_max, ("0.5",)), (planar_coherence_bound, ("3",)),
+                     (max_pairs_at_error, ("0.1", 16)), (max_pairs_at_error, (0.1, "16"))):
+        with pytest.raises(TypeError, match="must be a real number"):
+            fn(*args)
+
+
+def test_whole_numbers_where_a_count_or_a_dimension_is_meant():
+    for fn in (additive_read_error, least_squares_read_error, welch_bound):
+        with pytest.raises(ValueError, match="d_k must be a whole number"):
+            fn(8, 4.5)
+        with pytest.raises(ValueError, match="d_k must be a whole number"):
+            fn(8, np.array([4.0, 4.5]))
+    with pytest.raises(ValueError, match="n must be a whole number"):
+        welch_bound(3.5, 2)
+    with pytest.raises(ValueError, match="n must be a whole number"):
+        planar_coherence_bound(np.array([3, 2.5]))
+    with pytest.raises(ValueError, match="d_k must be a whole number"):
+        max_pairs_at_error(0.1, 7.5)
+    # integral floats and integer arrays of any kind are whole numbers
+    assert additive_read_error(9.0, 4.0) == 2.0 and welch_bound(np.uint8(3), 2.0) == pytest.approx(0.5)
+    assert additive_read_error(2**70, 4) == pytest.approx((2.0**70 - 1) / 4)  # beyond int64
+    # the read-error curves take a real n: the continuous curve through the integer points
+    np.testing.assert_allclose(additive_read_error(np.array([1.0, 2.5, 5.0]), 4), [0.0, 0.375, 1.0])
+    np.testing.assert_allclose(least_squares_read_error(np.array([2.0, 6.0, 7.5]), 6), [0.0, 0.0, 0.2])

@@ -109,3 +109,14 @@ def test_time_attention_rounds():
     assert list(df.method) == ["softmax", "chunked"] and (df.seconds > 0).all()
     with pytest.raises(ValueError, match="rounds"):
         time_attention_vs_T([8], rounds=0)
+
+
+def test_decoding_uses_the_shared_thread_context():
+    import assocmem.timing as timing
+
+    assert not hasattr(timing, "_threads")  # one implementation: assocmem.devices.torch_threads
+    before = torch.get_num_threads()
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="num_threads must be an integer >= 1"):
+            time_decoding(2, 2, 2, repeats=1, num_threads=bad)
+    assert torch.get_num_threads() == before

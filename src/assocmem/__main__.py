@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="folder of the results (default: $ASSOCMEM_RESULTS_DIR, else results/ "
                             "at the repository root)")
     sweep.add_argument("--force", action="store_true", help="discard stored results for this preset and start over")
+    # usage errors of the sweep command are reported with its own usage line, not the top level's
+    sweep.set_defaults(command_parser=sweep)
     return parser
 
 
@@ -93,13 +95,36 @@ def _sweep(args, parser: argparse.ArgumentParser) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished points are stored, rerun the same command to resume", file=sys.stderr)
         return 130
-    prov = run.provenance
-    print(
-        f"{args.name}/{args.preset}: {run.computed} points computed, {run.skipped} already stored; "
-        f"{len(run.frame)} rows in {run.path} (wall time {prov.get('wall_time_s', 0):.1f} s over "
-        f"{len(prov.get('sessions', []))} session(s))"
-    )
+    print(_summary(args.name, args.preset, run))
     return 0
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _summary(name: str, preset: str, run) -> str:
+    """One line on what this run did, with times that say which runs they cover.
+
+    The provenance sums wall time over every session that has worked on the results. A rerun
+    that finds everything stored computes nothing and (for finished results) records no session,
+    so its line must not suggest that the stored total was spent now.
+    """
+    sessions = list(run.provenance.get("sessions", []))
+    worked = [s for s in sessions if s.get("points_computed", 0) > 0]
+    total = sum(float(s.get("wall_time_s", 0.0)) for s in worked)
+    where = f"{_plural(len(run.frame), 'row')} in {run.path}"
+    if run.computed == 0:
+        earlier = (f"computed earlier in {_plural(len(worked), 'session')}, {total:.1f} s of wall time"
+                   if worked else "no session recorded computing them")
+        return (f"{name}/{preset}: nothing to compute, all {_plural(run.skipped, 'point')} already "
+                f"stored; {where} ({earlier})")
+    this = float(sessions[-1].get("wall_time_s", 0.0)) if sessions else 0.0
+    line = (f"{name}/{preset}: {_plural(run.computed, 'point')} computed, {run.skipped} already stored; "
+            f"{where} (this run: {this:.1f} s of wall time")
+    if len(worked) > 1:
+        line += f"; all {len(worked)} sessions that computed points: {total:.1f} s"
+    return line + ")"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -107,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "sweep":
-        return _sweep(args, parser)
+        return _sweep(args, args.command_parser)
     parser.print_help(sys.stderr)
     return 2
 

@@ -18,7 +18,8 @@ Storing and querying. An autoassociative memory can only return what it stores. 
 retrieval, store a set of patterns and query with perturbed copies of *stored* patterns (e.g.
 store ``train`` and query ``train``). Querying with ``test`` images asks for targets that were
 never written: the authors' learnt-projection experiment (App. B.7, Figs. 30-31) does this, and
-its "no generalisation" result is an artefact of it ([REF] Part III).
+its "no generalisation" result is an artefact of it ([BP21-code]; :mod:`assocmem.sdm.projections`
+runs it both ways).
 
 Preprocessing of the digits (``preprocessing=``):
 
@@ -47,7 +48,10 @@ References
    Machine Learning Repository (the test set that scikit-learn bundles as ``load_digits``).
 .. [LBBH98] LeCun, Y., Bottou, L., Bengio, Y., & Haffner, P. (1998). Gradient-based learning
    applied to document recognition. Proc. IEEE 86(11) (MNIST; the IDX file format).
-.. [REF] ``shared/REFERENCE.md``, Part III (the learnt-projection artefact).
+.. [BP21-code] The authors' code, ``github.com/TrentBrick/attention-approximates-sdm`` (commit
+   ``0a5d55e``), ``LearnProjections.ipynb``, cell 2: the memory queried at test time is a copy of
+   the *training* images, while the queries and their targets are *test* images
+   (:mod:`assocmem.sdm.projections` gives the details).
 """
 
 from __future__ import annotations

@@ -63,6 +63,25 @@ def _check_positive_int(name: str, value: int) -> int:
     return int(value)
 
 
+def _floating_dtype(dtype) -> torch.dtype:
+    """Resolve ``dtype`` (a ``torch.dtype`` or its name, e.g. ``"float64"``) to a floating dtype."""
+    if isinstance(dtype, str):
+        resolved = getattr(torch, dtype.removeprefix("torch."), None)
+        if not isinstance(resolved, torch.dtype):
+            raise ValueError(
+                f"dtype {dtype!r} does not name a torch dtype; pass e.g. torch.float64 or 'float64'"
+            )
+        dtype = resolved
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(
+            "dtype must be a torch.dtype or the name of one (e.g. torch.float64 or 'float64'); "
+            f"got {type(dtype).__name__} {dtype!r}"
+        )
+    if not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point dtype; got {dtype}")
+    return dtype
+
+
 def gram_matrix(keys: torch.Tensor) -> torch.Tensor:
     """Gram matrix of the keys: all pairwise dot products.
 
@@ -109,15 +128,19 @@ class MatrixMemory(nn.Module):
         Key (and query) dimension.
     d_v : int
         Value dimension.
-    dtype : torch.dtype, default ``torch.float64``
-        Dtype of the state; inputs are converted to it.
+    dtype : torch.dtype or str, default ``torch.float64``
+        Dtype of the state; inputs are converted to it. A string names a torch dtype
+        (``"float64"``, ``"torch.float32"``, ``"double"``).
     device : str or torch.device, default ``"auto"``
         Passed to :func:`assocmem.devices.resolve_device`.
 
     Raises
     ------
     ValueError
-        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not floating point.
+        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not floating point (or
+        is a string that names no torch dtype).
+    TypeError
+        If ``dtype`` is neither a ``torch.dtype`` nor a string.
     """
 
     S: torch.Tensor
@@ -133,8 +156,7 @@ class MatrixMemory(nn.Module):
         super().__init__()
         self.d_k = _check_positive_int("d_k", d_k)
         self.d_v = _check_positive_int("d_v", d_v)
-        if not dtype.is_floating_point:
-            raise ValueError(f"dtype must be a floating-point dtype; got {dtype}")
+        dtype = _floating_dtype(dtype)
         dev = resolve_device(device)
         self.register_buffer("S", torch.zeros(d_v, d_k, dtype=dtype, device=dev))  # (d_v, d_k)
         self.num_pairs = 0  # rows passed to write() since the last reset (passes not counted)
@@ -280,15 +302,17 @@ class OuterProductMemory(MatrixMemory):
         Key (and query) dimension.
     d_v : int
         Value dimension.
-    dtype : torch.dtype, default ``torch.float64``
-        Dtype of the state.
+    dtype : torch.dtype or str, default ``torch.float64``
+        Dtype of the state (a string names a torch dtype, e.g. ``"float64"``).
     device : str or torch.device, default ``"auto"``
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Raises
     ------
     ValueError
-        If ``d_k`` or ``d_v`` is not a positive integer.
+        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not a floating dtype.
+    TypeError
+        If ``dtype`` is neither a ``torch.dtype`` nor a string.
 
     References
     ----------
@@ -359,8 +383,8 @@ class LeastSquaresMemory(MatrixMemory):
         Relative cut-off for small singular values in the pseudoinverse (numpy's ``rcond``).
     atol : float or None, default None
         Absolute cut-off for small singular values.
-    dtype : torch.dtype, default ``torch.float64``
-        Dtype of the state and of the stored pairs. float64 is advised: ``G^{-1}`` amplifies
+    dtype : torch.dtype or str, default ``torch.float64``
+        Dtype of the state and of the stored pairs (a string names a torch dtype). float64 is advised: ``G^{-1}`` amplifies
         rounding by the condition number of the keys.
     device : str or torch.device, default ``"auto"``
         Resolved with :func:`assocmem.devices.resolve_device`.
@@ -375,7 +399,11 @@ class LeastSquaresMemory(MatrixMemory):
     Raises
     ------
     ValueError
-        If ``d_k`` or ``d_v`` is not a positive integer, or a tolerance is negative.
+        If ``d_k`` or ``d_v`` is not a positive integer, a tolerance is negative or not finite,
+        or ``dtype`` is not a floating dtype.
+    TypeError
+        If a tolerance is not a real number (e.g. a string), or ``dtype`` is neither a
+        ``torch.dtype`` nor a string.
 
     References
     ----------
@@ -398,7 +426,17 @@ class LeastSquaresMemory(MatrixMemory):
     ) -> None:
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         for name, tol in (("rtol", rtol), ("atol", atol)):
-            if tol is not None and not (tol >= 0 and math.isfinite(tol)):
+            if tol is None:
+                continue
+            if isinstance(tol, (str, bytes, bool)):
+                raise TypeError(f"{name} must be a finite non-negative number or None; got {tol!r}")
+            try:
+                value = float(tol)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{name} must be a finite non-negative number or None; got {tol!r}"
+                ) from None
+            if not (value >= 0 and math.isfinite(value)):
                 raise ValueError(f"{name} must be a finite non-negative number or None; got {tol!r}")
         self.rtol = rtol
         self.atol = atol
@@ -513,8 +551,14 @@ class DeltaRuleMemory(MatrixMemory):
       solution; with a fixed ``beta`` the iterates then settle into a cycle near ``S*`` whose
       distance shrinks with ``beta``.
 
-    For keys that are not unit-norm the step on pair ``t`` is effectively ``beta ||k_t||^2``; it
-    is stable only below 2.
+    For keys that are not unit-norm the step on pair ``t`` is effectively ``beta ||k_t||^2``:
+    the write multiplies the state's error along ``k_t`` by ``1 - beta ||k_t||^2``, which stays
+    at most 1 in size only while ``beta ||k_t||^2 <= 2``. At ``beta ||k_t||^2 = 2`` the error
+    flips sign without shrinking, beyond 2 it grows at every write (for keys of norm 3 at
+    ``beta = 1`` the factor is ``-8``: the state soon holds numbers like ``1e100``, and keys of
+    norm 30 overflow it to infinity and NaN). :meth:`write` therefore refuses keys with
+    ``beta ||k_t||^2 >= 2`` unless ``allow_unstable=True``, and it raises rather than store a
+    state with non-finite entries.
 
     Parameters
     ----------
@@ -524,15 +568,18 @@ class DeltaRuleMemory(MatrixMemory):
         Value dimension.
     beta : float, default 1.0
         Writing strength (learning rate), in ``(0, 1]``.
-    dtype : torch.dtype, default ``torch.float64``
-        Dtype of the state.
+    dtype : torch.dtype or str, default ``torch.float64``
+        Dtype of the state (a string names a torch dtype, e.g. ``"float64"``).
     device : str or torch.device, default ``"auto"``
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Raises
     ------
     ValueError
-        If ``beta`` is not in ``(0, 1]`` or a dimension is not a positive integer.
+        If ``beta`` is not in ``(0, 1]``, a dimension is not a positive integer, or ``dtype`` is
+        not a floating dtype.
+    TypeError
+        If ``dtype`` is neither a ``torch.dtype`` nor a string.
 
     References
     ----------
@@ -560,7 +607,13 @@ class DeltaRuleMemory(MatrixMemory):
         return super().extra_repr() + f", beta={self.beta}"
 
     def write(
-        self, keys, values, passes: int = 1, *, require_unit_keys: bool = False
+        self,
+        keys,
+        values,
+        passes: int = 1,
+        *,
+        require_unit_keys: bool = False,
+        allow_unstable: bool = False,
     ) -> "DeltaRuleMemory":
         """Apply the delta rule to each pair in row order, ``passes`` times over the batch.
 
@@ -575,6 +628,11 @@ class DeltaRuleMemory(MatrixMemory):
             Number of sweeps over the ``n`` pairs (epochs of online gradient descent).
         require_unit_keys : bool, default False
             If True, raise unless every key has norm 1 within ``1e-6``.
+        allow_unstable : bool, default False
+            The step on pair ``t`` is stable only while ``beta ||k_t||^2 < 2`` (see the class
+            docstring); by default a key with ``beta ||k_t||^2 >= 2`` is refused before anything
+            is written. Pass True to run such steps anyway (to study the divergence); the
+            write still raises if the state stops being finite.
 
         Returns
         -------
@@ -585,7 +643,12 @@ class DeltaRuleMemory(MatrixMemory):
         ------
         ValueError
             On shape mismatches (naming the shapes), non-finite input, non-unit keys when
-            ``require_unit_keys`` is set, or ``passes < 1``.
+            ``require_unit_keys`` is set, ``passes < 1``, or, unless ``allow_unstable`` is set,
+            a key with ``beta ||k_t||^2 >= 2`` (the message names the first such key, its norm
+            and the condition). Nothing is written.
+        FloatingPointError
+            If the state has a non-finite entry (overflow) after the write; the state is left
+            as it was before the call.
 
         References
         ----------
@@ -593,11 +656,29 @@ class DeltaRuleMemory(MatrixMemory):
         """
         passes = _check_positive_int("passes", passes)
         keys, values = self._check_pairs(keys, values, require_unit_keys)
+        if keys.shape[0] > 0 and not allow_unstable:
+            steps = self.beta * (keys.detach() ** 2).sum(dim=1)  # (n,): beta ||k_t||^2
+            unstable = steps >= 2
+            if bool(unstable.any()):
+                i = int(unstable.nonzero()[0, 0])
+                raise ValueError(
+                    f"key {i} has norm {math.sqrt(float(steps[i]) / self.beta):.6g}, so its delta "
+                    f"step beta ||k||^2 = {float(steps[i]):.6g} is not below 2 (beta = {self.beta}); "
+                    f"the update is stable only for beta ||k_t||^2 < 2 "
+                    f"({int(unstable.sum())} of {keys.shape[0]} keys fail). Normalise the keys, "
+                    "lower beta, or pass allow_unstable=True to run the divergent steps anyway"
+                )
         S = self.S  # (d_v, d_k)
         for _ in range(passes):
             for k_t, v_t in zip(keys, values):  # k_t (d_k,), v_t (d_v,)
                 error = v_t - S @ k_t  # (d_v,)
                 S = S + self.beta * torch.outer(error, k_t)  # (d_v, d_k)
+        if not bool(torch.isfinite(S).all()):
+            raise FloatingPointError(
+                f"the delta-rule state overflowed to non-finite values (dtype {self.dtype}) while "
+                f"writing {keys.shape[0]} pairs x {passes} passes; the state is unchanged. "
+                "Steps with beta ||k_t||^2 >= 2 diverge; normalise the keys or lower beta"
+            )
         self.S = S
         self.num_pairs += keys.shape[0]
         return self

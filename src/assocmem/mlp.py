@@ -121,6 +121,23 @@ def _checked_facts(facts, require_unit_keys: bool) -> FactSet:
     return facts
 
 
+def _checked_input(x, d: int, name: str = "x") -> torch.Tensor:
+    """Validate a batch of inputs ``(..., d)`` to a fact memory: a tensor of width ``d``, finite.
+
+    Mirrors :class:`assocmem.memory.MatrixMemory`'s query check: the wrong width or a NaN would
+    otherwise give a shape error deep in a matmul or a silent NaN output.
+    """
+    if not isinstance(x, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor of shape (..., d) with d = {d}; got "
+                         f"{type(x).__name__}")
+    if x.dim() < 1 or x.shape[-1] != d:
+        raise ValueError(f"{name} must have shape (..., d) with d = {d} (the input width of this "
+                         f"memory); got shape {tuple(x.shape)}")
+    if not bool(torch.isfinite(x).all()):
+        raise ValueError(f"{name} contains non-finite entries (nan or inf)")
+    return x
+
+
 def _gaussian(rows: int, cols: int, gen: torch.Generator) -> torch.Tensor:
     return torch.randn(rows, cols, generator=gen, dtype=_F64)
 
@@ -175,6 +192,13 @@ class BilinearMLP(FactMLP):
     config : BilinearConfig
     info : dict
         Diagnostics of the construction (solver iterations, residuals, training history).
+
+    Raises
+    ------
+    ValueError
+        From the constructor, on inconsistent shapes; from :meth:`features`, :meth:`kernel`
+        and :meth:`forward`, on an input that is not a tensor of shape ``(..., d)`` or has
+        non-finite entries (as :class:`assocmem.memory.MatrixMemory` rejects such queries).
     """
 
     def __init__(self, A: torch.Tensor, G: torch.Tensor, B: torch.Tensor, construction: str = "",
@@ -193,8 +217,12 @@ class BilinearMLP(FactMLP):
         self.info: dict = {}
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
-        """Hidden activations ``phi(x) = (A x) * (G x)``, shape ``(..., m)``."""
-        x = x.to(self.A.dtype)  # (..., d)
+        """Hidden activations ``phi(x) = (A x) * (G x)``, shape ``(..., m)``.
+
+        ``x`` is a tensor of shape ``(..., d)``, converted to the weights' dtype; a wrong width
+        or a non-finite entry raises :class:`ValueError`.
+        """
+        x = _checked_input(x, self.config.d).to(self.A.dtype)  # (..., d)
         return (x @ self.A.T) * (x @ self.G.T)  # (..., m)
 
     def kernel(self, x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
@@ -248,11 +276,12 @@ class ExactK2Memory(FactMLP):
 
     def kernel(self, x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
         """``K_2(x_a, z_b) = <x_a, z_b>^2``, shape ``(n_x, n_z)``."""
-        return (x @ z.T) ** 2
+        d = self.keys.shape[1]
+        return (_checked_input(x, d) @ _checked_input(z, d, "z").T) ** 2
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``(1/F) sum_t c_f(t) <k_t, x>^2``: ``(..., d) -> (..., d_c)``."""
-        x = x.to(self.keys.dtype)  # (..., d)
+        x = _checked_input(x, self.keys.shape[1]).to(self.keys.dtype)  # (..., d)
         return ((x @ self.keys.T) ** 2) @ self.targets / self.keys.shape[0]  # (..., d_c)
 
     @property
@@ -292,7 +321,7 @@ class GatedReLUMLP(FactMLP):
         (Named ``hidden``, not ``features``: the NTK MLP is not a Hebbian memory in these
         activations, so kernel-margin code must not treat them as one.)
         """
-        x = x.to(self.W_gate.dtype)  # (..., d)
+        x = _checked_input(x, self.W_gate.shape[1]).to(self.W_gate.dtype)  # (..., d)
         return torch.relu(x @ self.W_gate.T) * (x @ self.W_up.T)  # (..., m)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -303,8 +332,10 @@ class GatedReLUMLP(FactMLP):
     def num_parameters(self) -> int:
         """``W = 2 m d + d_c m`` (``= 3 m d`` when ``d_c = d``): ``W_gate``, ``W_up`` and ``P``; no biases.
 
-        The random readout ``P`` is counted like the gate, as for the Hebbian MLPs (REFERENCE,
-        Part II: "NTK 3 m d plus biases if used").
+        The random readout ``P`` is counted like the gate, as for the Hebbian MLPs: every entry
+        of every weight matrix the MLP has to store is a parameter, whether it was drawn at
+        random or fitted (so the NTK and the bilinear MLPs both have ``3 m d`` parameters when
+        ``d_c = d``). This MLP has no biases; one that had them would add them to the count.
         """
         m, d = self.W_gate.shape
         return 2 * m * d + self.P.shape[0] * m
@@ -941,7 +972,10 @@ def data_dependent_mlp(
     ``d_c``-dimensional output space. ``objective="score"`` solves the authors' code's variant,
     regressing the ``F x V`` score matrix ``Phi W0^T V^T`` to the one-hot matrix ``E``; its
     normal equations differ only by the output metric ``V^T V`` (since ``E V = C_f``), which is
-    close to ``(V/d) I`` for isotropic values, so the two give similar capacity (REFERENCE).
+    close to ``(V/d) I`` for isotropic values. Were it exactly ``c I``, the minimisers of the
+    ``G`` step would be the output-space ones scaled by ``1/c``, those of the ``A`` step would
+    not change, and the whitened readout would absorb the scale of the features (up to the
+    ridge); that is why the two objectives should give similar capacity for isotropic values.
     We default to the output space because it is what the paper states and it does not depend
     on the size of the value table.
 
@@ -975,8 +1009,9 @@ def data_dependent_mlp(
     Raises
     ------
     ValueError
-        Not a FactSet, ``m < 1``, keys off the sphere, an unknown objective, a singular readout
-        system with ``ridge = 0``.
+        Not a FactSet, ``m < 1``, keys off the sphere, an unknown objective, a negative or
+        non-finite ``cg_tol`` or ``ridge``, ``cg_max_iter < 1`` (each message names the
+        argument), a singular readout system with ``ridge = 0``.
 
     References
     ----------
@@ -986,6 +1021,10 @@ def data_dependent_mlp(
     m = _positive_int("m", m)
     if objective not in ("output", "score"):
         raise ValueError(f"objective must be 'output' or 'score'; got {objective!r}")
+    # checked here, under the caller's names, before any work (solve_factor calls them tol/max_iter)
+    cg_tol = _nonneg_float("cg_tol", cg_tol)
+    cg_max_iter = _positive_int("cg_max_iter", cg_max_iter)
+    _nonneg_float("ridge", ridge)
     gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
     dev = facts.keys.device
     K = facts.keys.to(_F64)  # (F, d)
@@ -1128,7 +1167,9 @@ def train_mlp(
 
     References
     ----------
-    Seed 001, App. A.1.1 ("GD"), App. A.3.1; REFERENCE Part II (GD baseline).
+    Seed 001, App. A.1.1 ("GD": Adam at ``1e-3``, cosine-annealed to ``1e-6``, 10,000 epochs),
+    App. A.3.1 (the capacity protocol), App. A.4.5 ("GD MLP Setup": early stopping once the
+    objective falls below ``1e-7``, and MSE for editing).
     """
     facts = _checked_facts(facts, require_unit_keys=False)
     m = _positive_int("m", m)

@@ -19,7 +19,11 @@ Plus the geometry of a few keys (seed §5-§6):
   the Welch bound ``sqrt((n - d_k) / (d_k (n - 1)))``, and in the plane at least ``cos(pi / n)``.
 
 Every function accepts scalars or numpy arrays (broadcast together) and returns a Python scalar for
-scalar input, an ndarray otherwise.
+scalar input, an ndarray otherwise. Inputs must be real numbers: strings, booleans and complex
+numbers raise :class:`TypeError` (``"10"`` is not silently read as 10). Dimensions ``d_k`` and the
+numbers of vectors of the coherence bounds must be whole numbers. The read-error curves accept a
+real ``n >= 1``: they are then the continuous curves through the integer points, which is how the
+book plots them.
 
 References
 ----------
@@ -32,6 +36,8 @@ Kohonen, T., & Ruohonen, M. (1973). Representation of associated data by matrix 
 """
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 
@@ -51,18 +57,43 @@ def _scalar_or_array(x: np.ndarray, scalar: bool, kind=float):
     return kind(x) if scalar else x
 
 
-def _validate_n_dk(n, d_k) -> tuple[np.ndarray, np.ndarray, bool]:
-    n_arr = np.asarray(n, dtype=float)
-    d_arr = np.asarray(d_k, dtype=float)
+def _real_array(x, name: str) -> np.ndarray:
+    """``x`` as a float64 array, refusing what is not a real number (strings, booleans, complex).
+
+    ``np.asarray("10", dtype=float)`` would quietly parse the string; a count given as text is a
+    mistake, so it raises :class:`TypeError` instead.
+    """
+    raw = np.asarray(x)
+    if raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                                     for v in raw.ravel().tolist()):
+        raw = raw.astype(float)  # e.g. Fractions, or Python ints too large for int64
+    if raw.dtype.kind not in "iuf":  # signed/unsigned integers and floats; not b, c, U, S, O, ...
+        raise TypeError(f"{name} must be a real number or an array of real numbers; got {x!r} "
+                        f"(dtype {raw.dtype})")
+    return raw.astype(float)
+
+
+def _require_integers(arr: np.ndarray, original, name: str, what: str) -> None:
+    """Raise unless every entry of the (finite) float array ``arr`` is a whole number."""
+    if np.any(arr != np.floor(arr)):
+        raise ValueError(f"{name} must be a whole number ({what}); got {original!r}")
+
+
+def _validate_n_dk(n, d_k, *, integer_n: bool = False) -> tuple[np.ndarray, np.ndarray, bool]:
+    n_arr = _real_array(n, "n")
+    d_arr = _real_array(d_k, "d_k")
     if np.any(~np.isfinite(n_arr)) or np.any(n_arr < 1):
         raise ValueError(f"n must be >= 1 (number of stored pairs); got {n!r}")
     if np.any(~np.isfinite(d_arr)) or np.any(d_arr < 1):
         raise ValueError(f"d_k must be >= 1 (key dimension); got {d_k!r}")
+    if integer_n:
+        _require_integers(n_arr, n, "n", "a number of keys")
+    _require_integers(d_arr, d_k, "d_k", "a key dimension")
     return n_arr, d_arr, (n_arr.ndim == 0 and d_arr.ndim == 0)
 
 
 def _check_open_angle(theta) -> np.ndarray:
-    th = np.asarray(theta, dtype=float)
+    th = _real_array(theta, "theta")
     if np.any(~np.isfinite(th)) or np.any(th <= 0) or np.any(th >= np.pi):
         raise ValueError(f"theta must lie in the open interval (0, pi) radians; got {theta!r}")
     return th
@@ -74,9 +105,10 @@ def additive_read_error(n, d_k):
     Parameters
     ----------
     n : int or array-like of int
-        Number of stored pairs, ``>= 1``.
-    d_k : int or array-like
-        Key dimension, ``>= 1``; broadcast against ``n``.
+        Number of stored pairs, ``>= 1``. A non-integer ``n`` evaluates the continuous curve
+        ``(n - 1) / d_k`` between the integer points (for plotting).
+    d_k : int or array-like of int
+        Key dimension, a whole number ``>= 1``; broadcast against ``n``.
 
     Returns
     -------
@@ -85,8 +117,10 @@ def additive_read_error(n, d_k):
 
     Raises
     ------
+    TypeError
+        If ``n`` or ``d_k`` is not real (a string such as ``"10"``, a boolean, a complex number).
     ValueError
-        If any ``n < 1`` or ``d_k < 1`` (or non-finite).
+        If any ``n < 1`` or ``d_k < 1`` (or non-finite), or ``d_k`` is not a whole number.
 
     References
     ----------
@@ -106,9 +140,10 @@ def least_squares_read_error(n, d_k):
     Parameters
     ----------
     n : int or array-like of int
-        Number of stored pairs, ``>= 1``.
-    d_k : int or array-like
-        Key dimension, ``>= 1``; broadcast against ``n``.
+        Number of stored pairs, ``>= 1``. A non-integer ``n`` evaluates the continuous curve
+        (for plotting).
+    d_k : int or array-like of int
+        Key dimension, a whole number ``>= 1``; broadcast against ``n``.
 
     Returns
     -------
@@ -117,8 +152,10 @@ def least_squares_read_error(n, d_k):
 
     Raises
     ------
+    TypeError
+        If ``n`` or ``d_k`` is not real (a string, a boolean, a complex number).
     ValueError
-        If any ``n < 1`` or ``d_k < 1`` (or non-finite).
+        If any ``n < 1`` or ``d_k < 1`` (or non-finite), or ``d_k`` is not a whole number.
 
     References
     ----------
@@ -148,6 +185,8 @@ def dual_vector_norm(theta):
 
     Raises
     ------
+    TypeError
+        If ``theta`` is not real (a string, a boolean, a complex number).
     ValueError
         If any ``theta`` is outside the open interval ``(0, pi)`` or non-finite.
 
@@ -192,6 +231,8 @@ def least_squares_sigma_max(theta):
 
     Raises
     ------
+    TypeError
+        If ``theta`` is not real (a string, a boolean, a complex number).
     ValueError
         If any ``theta`` is outside ``(0, pi)`` or non-finite.
 
@@ -224,6 +265,8 @@ def additive_sigma_max(theta):
 
     Raises
     ------
+    TypeError
+        If ``theta`` is not real (a string, a boolean, a complex number).
     ValueError
         If any ``theta`` is non-finite.
 
@@ -231,7 +274,7 @@ def additive_sigma_max(theta):
     ----------
     Seed §5 (the additive memory ``S = V K^T``).
     """
-    th = np.asarray(theta, dtype=float)
+    th = _real_array(theta, "theta")
     if np.any(~np.isfinite(th)):
         raise ValueError(f"theta must be finite (radians); got {theta!r}")
     out = np.sqrt(1.0 + np.abs(np.cos(th)))
@@ -252,10 +295,10 @@ def welch_bound(n, d_k):
 
     Parameters
     ----------
-    n : int or array-like
-        Number of keys, ``>= 1``.
-    d_k : int or array-like
-        Key dimension, ``>= 1``; broadcast against ``n``.
+    n : int or array-like of int
+        Number of keys, a whole number ``>= 1``.
+    d_k : int or array-like of int
+        Key dimension, a whole number ``>= 1``; broadcast against ``n``.
 
     Returns
     -------
@@ -264,15 +307,17 @@ def welch_bound(n, d_k):
 
     Raises
     ------
+    TypeError
+        If ``n`` or ``d_k`` is not real (a string, a boolean, a complex number).
     ValueError
-        If any ``n < 1`` or ``d_k < 1`` (or non-finite).
+        If any ``n < 1`` or ``d_k < 1`` (or non-finite), or either is not a whole number.
 
     References
     ----------
     Welch, L. R. (1974), IEEE Trans. Information Theory 20(3). Seed §5 ("at most ``d_k`` vectors
     are mutually perpendicular").
     """
-    n_arr, d_arr, scalar = _validate_n_dk(n, d_k)
+    n_arr, d_arr, scalar = _validate_n_dk(n, d_k, integer_n=True)
     n_b, d_b = np.broadcast_arrays(n_arr, d_arr)
     with np.errstate(divide="ignore", invalid="ignore"):
         sq = (n_b - d_b) / (d_b * (n_b - 1.0))
@@ -291,8 +336,8 @@ def planar_coherence_bound(n):
 
     Parameters
     ----------
-    n : int or array-like
-        Number of unit vectors, ``>= 1``.
+    n : int or array-like of int
+        Number of unit vectors, a whole number ``>= 1``.
 
     Returns
     -------
@@ -301,16 +346,19 @@ def planar_coherence_bound(n):
 
     Raises
     ------
+    TypeError
+        If ``n`` is not real (a string, a boolean, a complex number).
     ValueError
-        If any ``n < 1`` or non-finite.
+        If any ``n < 1`` or non-finite, or ``n`` is not a whole number.
 
     References
     ----------
     Seed §5 ("in the plane a third key always overlaps the first two").
     """
-    n_arr = np.asarray(n, dtype=float)
+    n_arr = _real_array(n, "n")
     if np.any(~np.isfinite(n_arr)) or np.any(n_arr < 1):
         raise ValueError(f"n must be >= 1 (number of vectors); got {n!r}")
+    _require_integers(n_arr, n, "n", "a number of vectors")
     out = np.where(n_arr <= 2, 0.0, np.cos(np.pi / np.maximum(n_arr, 1.0)))
     return _scalar_or_array(out, n_arr.ndim == 0)
 
@@ -330,8 +378,8 @@ def max_pairs_at_error(eps, d_k):
     ----------
     eps : float or array-like
         Tolerated mean squared read error (relative to ``E||v||^2 = 1``), ``>= 0``.
-    d_k : int or array-like
-        Key dimension, ``>= 1``; broadcast against ``eps``.
+    d_k : int or array-like of int
+        Key dimension, a whole number ``>= 1``; broadcast against ``eps``.
 
     Returns
     -------
@@ -340,19 +388,22 @@ def max_pairs_at_error(eps, d_k):
 
     Raises
     ------
+    TypeError
+        If ``eps`` or ``d_k`` is not real (a string, a boolean, a complex number).
     ValueError
-        If any ``eps < 0`` or ``d_k < 1`` (or non-finite).
+        If any ``eps < 0`` or ``d_k < 1`` (or non-finite), or ``d_k`` is not a whole number.
 
     References
     ----------
     Seed §7: "keeping the error below a fraction ``eps`` allows only about ``eps d_k`` pairs".
     """
-    e = np.asarray(eps, dtype=float)
-    d = np.asarray(d_k, dtype=float)
+    e = _real_array(eps, "eps")
+    d = _real_array(d_k, "d_k")
     if np.any(~np.isfinite(e)) or np.any(e < 0):
         raise ValueError(f"eps must be a finite number >= 0; got {eps!r}")
     if np.any(~np.isfinite(d)) or np.any(d < 1):
         raise ValueError(f"d_k must be >= 1 (key dimension); got {d_k!r}")
+    _require_integers(d, d_k, "d_k", "a key dimension")
     prod = e * d
     out = (np.floor(prod * (1.0 + 1e-12)) + 1).astype(np.int64)
     return _scalar_or_array(out, e.ndim == 0 and d.ndim == 0, kind=int)

@@ -27,7 +27,6 @@ Seed 000 §2-§3. PyTorch benchmark utilities: ``torch.utils.benchmark.Timer``.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import platform
@@ -41,7 +40,7 @@ import torch
 from torch.utils import benchmark
 
 from .attention import KVCacheDecoder, LinearAttentionDecoder, linear_attention, softmax_attention
-from .devices import resolve_device
+from .devices import resolve_device, torch_threads
 
 __all__ = [
     "TimingPreset",
@@ -117,20 +116,6 @@ def _dtype(dtype: str | torch.dtype) -> torch.dtype:
     if not isinstance(out, torch.dtype) or not out.is_floating_point:
         raise ValueError(f"unknown floating dtype {dtype!r}")
     return out
-
-
-@contextlib.contextmanager
-def _threads(n: int | None):
-    """Run the block with ``torch.set_num_threads(n)`` (no change for ``None``), then restore."""
-    if n is None:
-        yield
-        return
-    old = torch.get_num_threads()
-    torch.set_num_threads(int(n))
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
 
 
 def _sync(device: torch.device) -> None:
@@ -374,6 +359,8 @@ def time_decoding(
         dimension of the decoders). More heads make the arithmetic, rather than Python's fixed
         cost per call, dominate each step.
     num_threads : int, default 1
+        torch CPU threads while decoding (:func:`assocmem.devices.torch_threads`; restored
+        afterwards, ignored on accelerators).
 
     Returns
     -------
@@ -386,7 +373,8 @@ def time_decoding(
     Raises
     ------
     ValueError
-        For an unknown decoder, ``T < 1`` or ``repeats < 1``.
+        For an unknown decoder, ``T < 1``, ``repeats < 1``, ``heads < 1``, or ``num_threads``
+        not an integer ``>= 1``.
     """
     decoders = tuple(decoders)
     bad = [d for d in decoders if d not in DECODERS]
@@ -404,7 +392,7 @@ def time_decoding(
     if len(edges) > 2 and T + 1 - edges[-2] < (edges[-2] - edges[-3]) // 2:
         del edges[-2]  # a short last octave joins the one before it
     rows = []
-    with torch.inference_mode(), _threads(None if dev.type != "cpu" else num_threads):
+    with torch.inference_mode(), torch_threads(num_threads, dev):
         for name in decoders:
             dec = (KVCacheDecoder if name == "kv_cache" else LinearAttentionDecoder)(d_k, d_v, dtype=dt, device=dev)
             best = np.full(T, np.inf)

@@ -104,7 +104,14 @@ References
    (close agreement, no quantitative metric, three named exceptions: ``d = 5`` at large
    perturbation, ``d = 19`` at perturbation 12 for ``Binary_SDM_BFit_Attention``, ``d = 447`` at
    large perturbation), claim C16 (integer neuron counts).
-.. [REF] ``shared/REFERENCE.md``, Part III: the convergence protocol as the authors ran it.
+.. [BP21-code] The authors' code, ``github.com/TrentBrick/attention-approximates-sdm`` (commit
+   ``0a5d55e``), the source of "the protocol as the authors ran it" above:
+   ``SDM_Experiments.ipynb`` (the experiment's parameters: patterns, levels, radii, neurons),
+   ``Implementations_Associative_Memory.py`` (the eight read rules, ``update_using_cache``; the
+   stopping rules, ``convergence_loop``), ``SDM_Circ_Inter_Funcs.py`` (the cap intersection
+   ``cap_intersection``, whose log adds ``2`` where ``log 2`` is meant; the slope of
+   ``fit_beta_regression``, ``np.cov / np.var``) and ``Data_Processing_Associative_Memory.py``
+   (the perturbations and ``ensure_no_closer_images``).
 """
 
 from __future__ import annotations
@@ -299,6 +306,18 @@ def resolve_algorithm(name) -> str:
         if found is not None:
             return found
     raise ValueError(f"unknown algorithm {name!r}; valid names are {', '.join(ALL_ALGORITHMS)}")
+
+
+def _algorithm_names(algorithms) -> list[str]:
+    """Canonical names of ``algorithms``: one name (a str or :class:`Algorithm`) or an iterable."""
+    if isinstance(algorithms, (str, Algorithm)):  # one rule, not the letters of its name
+        algorithms = [algorithms]
+    try:
+        items = list(algorithms)
+    except TypeError:
+        raise ValueError(f"algorithms must be a rule name or an iterable of rule names; got "
+                         f"{algorithms!r}") from None
+    return [resolve_algorithm(a) for a in items]
 
 
 def algorithm_spec(name) -> AlgorithmSpec:
@@ -566,7 +585,8 @@ class ReadRule:
         Grid points of the cap-intersection table (``Cont_SDM*``).
     authors_cap_counts : bool, default False
         ``Cont_SDM_NeuronLimit`` only: multiply the expected counts by ``e^2 / 2``, as the
-        authors' code does (it adds ``2`` where it means ``log 2``; [REF] Part III). The factor
+        authors' code does (its ``cap_intersection`` in ``SDM_Circ_Inter_Funcs.py`` adds ``2``
+        to the log-area where it means ``log 2``; [BP21-code]). The factor
         cancels in normalised weights but not in counts that are rounded to integers.
     chunk_size : int, default 256
         Queries per block. The ``(block, m)`` weight matrices live in buffers reused across
@@ -1212,7 +1232,8 @@ def converge(rule: ReadRule, queries, patterns, max_steps: int = 100, tol: float
 
     References
     ----------
-    Bricken & Pehlevan (2021), App. B.7 (at most 100 steps; tolerance 0.05); [REF] Part III.
+    Bricken & Pehlevan (2021), App. B.7 (at most 100 steps; tolerance 0.05); the authors'
+    ``convergence_loop`` in ``Implementations_Associative_Memory.py`` ([BP21-code]).
     """
     if not isinstance(rule, ReadRule):
         raise ValueError(f"rule must be a ReadRule (see make_read_rule), got {type(rule).__name__}")
@@ -1276,7 +1297,7 @@ def perturbation_levels(max_level, num: int = 7) -> list[int]:
 
     References
     ----------
-    The authors' ``SDM_Experiments.ipynb`` (``n_perturbs = 7``); [REF] Part III.
+    The authors' ``SDM_Experiments.ipynb`` (``n_perturbs = 7``), in [BP21-code].
     """
     max_level = _as_int(max_level, "max_level")
     num = _as_int(num, "num")
@@ -1516,8 +1537,8 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
         Stored patterns per set.
     radii : iterable of int, optional
         Radii ``d``; default :func:`paper_radii` ``(n)``.
-    algorithms : iterable of str, default :data:`ALGORITHMS`
-        Rule names (:func:`resolve_algorithm`).
+    algorithms : str or iterable of str, default :data:`ALGORITHMS`
+        Rule names (:func:`resolve_algorithm`); a single name runs that one rule.
     levels : iterable of int, optional
         Perturbation levels; default ``perturbation_levels(PAPER_MAX_PERTURBATION[n])``.
     num_queries : int, optional
@@ -1581,9 +1602,10 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
 
     References
     ----------
-    Bricken & Pehlevan (2021), App. B.7 (Figs. 18-31); [REF] Part III; [S002] claim C5.
+    Bricken & Pehlevan (2021), App. B.7 (Figs. 18-31); the authors' ``SDM_Experiments.ipynb``
+    ([BP21-code]); [S002] claim C5.
     """
-    algos = [resolve_algorithm(a) for a in algorithms]
+    algos = _algorithm_names(algorithms)
     if not algos:
         raise ValueError("algorithms is empty")
     if len(set(algos)) != len(algos):
@@ -2069,8 +2091,9 @@ def run_preset(name: str, seed=0, device="cpu", algorithms=None, dtype=None, num
     name : {"quick", "cpu", "paper"}
     seed : int, default 0
     device : str or torch.device, default "cpu"
-    algorithms : iterable of str, optional
-        Restrict every setting to these rules (default: each setting's, else the preset's).
+    algorithms : str or iterable of str, optional
+        Restrict every setting to these rules, or to one rule given by name (default: each
+        setting's, else the preset's).
     dtype : torch.dtype, optional
         Default: the preset's (float32, as the authors' ``torch.Tensor``).
     num_threads : int or None, default 1
@@ -2093,7 +2116,7 @@ def run_preset(name: str, seed=0, device="cpu", algorithms=None, dtype=None, num
     """
     preset = get_preset(name)
     frames = []
-    wanted = None if algorithms is None else [resolve_algorithm(a) for a in algorithms]
+    wanted = None if algorithms is None else _algorithm_names(algorithms)
     for st in preset.settings:
         algos = list(st.algorithms or preset.algorithms)
         if wanted is not None:

@@ -5,7 +5,8 @@ Bricken & Pehlevan (2021) also learn a linear map of images (MNIST, CIFAR-10) in
 reports that "the learnt projections do not generalise to test data" (App. B.7, Figs. 30-31;
 seed 002, section "Convergence experiments (App. B.7)"). Reading the authors' code shows that at
 test time the memory holds the *training* images while the queries and their targets are *test*
-images, so no target is ever stored and no memory could return it ([REF] Part III). This module
+images, so no target is ever stored and no memory could return it (``LearnProjections.ipynb``,
+cell 2, in [BP21-code]; quoted below under "Which images are stored"). This module
 trains the projection as the authors did and evaluates it both ways.
 
 * :func:`train_projection` learns ``W`` (``n_out x n_base``) by gradient descent through one
@@ -131,8 +132,10 @@ References
    ``beta`` fit).
 .. [S002] Seed 002, a review of [BP21], section "Convergence experiments (App. B.7)": "The
    learnt projections do not generalise to test data (Figs. 30-31)"; claim C5.
-.. [REF] ``shared/REFERENCE.md``, Part III: the learnt-projection experiment never stores its
-   test targets.
+.. [BP21-code] The authors' code, ``github.com/TrentBrick/attention-approximates-sdm`` (commit
+   ``0a5d55e``): the files listed under "The protocol as the authors ran it"; cell 2 of
+   ``LearnProjections.ipynb`` builds the test-time memory from the training images, so the
+   learnt-projection experiment never stores its test targets.
 """
 
 from __future__ import annotations
@@ -1014,7 +1017,7 @@ def projection_experiment(train_images, test_images, protocol=("authors", "store
     References
     ----------
     Bricken & Pehlevan (2021), App. B.7, Figs. 30-31; seed 002, "Convergence experiments
-    (App. B.7)"; [REF] Part III.
+    (App. B.7)"; [BP21-code] (``LearnProjections.ipynb``, cells 2-3).
     """
     train = _images(train_images, "train_images")
     test = _images(test_images, "test_images", train.shape[1])

@@ -682,6 +682,12 @@ def sdm_read(query, addresses, pointers, d, weights="intersection", threshold: b
     above that (e.g. ``n = 1000``) each query's weights are divided by their largest value in log
     space first, so no read underflows to an empty one.
 
+    **Empty reads return NaN by default.** A query with no stored pattern within ``2d`` has all
+    weights zero and its read ``0/0`` is undefined; with the default ``empty="nan"`` its row of
+    the result is all NaN (and stays NaN through ``threshold``). Check with
+    ``torch.isnan(out).any(-1)``, or pass ``empty="raise"`` to get a :class:`ValueError`, or
+    ``empty="query"`` to get the query back as the authors' convergence code does.
+
     Parameters
     ----------
     query : torch.Tensor or array_like, shape ``(..., n)``
@@ -705,6 +711,7 @@ def sdm_read(query, addresses, pointers, d, weights="intersection", threshold: b
     Returns
     -------
     torch.Tensor, shape ``(..., n_p)``, dtype float64
+        The reads; with ``empty="nan"`` (the default) the rows of empty reads are NaN.
 
     Raises
     ------
@@ -1100,11 +1107,12 @@ class NeuronSDM(nn.Module):
             Apply the majority threshold :func:`majority`.
         empty : {"nan", "query", "raise"}, default "nan"
             For a query whose active neurons hold no pattern (denominator 0), as in
-            :func:`sdm_read`.
+            :func:`sdm_read`: by default its row is NaN; ``"raise"`` makes it an error.
 
         Returns
         -------
         torch.Tensor, shape ``(..., n_p)``, dtype float64
+            The reads; with ``empty="nan"`` (the default) the rows of empty reads are NaN.
 
         Raises
         ------

@@ -23,8 +23,11 @@ running one level at a time reproduces the rows of a run over all levels.
 
 References
 ----------
-Seed 002, "Convergence experiments (App. B.7)", claim C5; Bricken & Pehlevan (2021), App. B.7,
-Figs. 18-31; ``shared/REFERENCE.md``, Part III (the protocol as the authors ran it).
+Seed 002 (the book's third source document, a review of Bricken & Pehlevan 2021),
+"Convergence experiments (App. B.7)", claim C5; Bricken & Pehlevan (2021), App. B.7,
+Figs. 18-31; the protocol as the authors ran it, from their code
+(``github.com/TrentBrick/attention-approximates-sdm``: ``SDM_Experiments.ipynb`` and
+``Implementations_Associative_Memory.py``), is summarised in :mod:`assocmem.sdm.convergence`.
 """
 
 from __future__ import annotations
@@ -68,6 +71,9 @@ class ConvergenceSweepConfig:
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self):
+        for name in ("algorithms", "references"):  # one rule given by name, not its letters
+            if isinstance(getattr(self, name), str):
+                object.__setattr__(self, name, (getattr(self, name),))
         if self.dtype not in ("float32", "float64"):
             raise ValueError(f"dtype must be 'float32' or 'float64'; got {self.dtype!r}")
         labels = [s.label for s in self.settings]

@@ -597,7 +597,9 @@ EQ56_SPECS = {
     ("sketch", "m"): (("C_2", "C_4"), {"C_s": 1.0, "C_1": 0.0, "C_3": 0.0}),
 }
 #: Constants fitted for eq. 9 in its fitted form C_s - C_x sqrt(F L / (m d)), L = log(C_L F^2 /
-#: 0.5) (REFERENCE): all three along F; along m, L is constant and C_L cannot be told from C_x.
+#: delta) with delta = 0.5 (the theorems hold for any delta in (0, 1); with C_L fitted only
+#: C_L / delta is identifiable, so delta only rescales the reported C_L): all three along F;
+#: along m, L is constant and C_L cannot be told from C_x.
 EQ9_SPECS = {
     ("sketch", "F"): (("C_s", "C_x", "C_L"), {}),
     ("exact", "F"): (("C_s", "C_x", "C_L"), {}),
@@ -613,7 +615,10 @@ def fit_isotropic_sweep(frame: pd.DataFrame, form: str = "isotropic") -> SweepFi
     (``K_2(x, z) = <x (x) x, z (x) z>``), which turns eq. 9's cross-talk term into eq. 56's
     ``C_3 sqrt(L F / d^3)``. Which constants are fitted is fixed by :data:`EQ9_SPECS` (eq. 9 in
     the fitted form ``C_s - C_x sqrt(F L / (m d))``) and :data:`EQ56_SPECS` (eq. 56 with its
-    signal 1 and one constant per identifiable term); ``delta = 0.5`` throughout (REFERENCE).
+    signal 1 and one constant per identifiable term). ``delta = 0.5`` throughout, a fixed
+    convention: Theorems 4.1 and B.30 hold for every failure probability ``delta`` in ``(0, 1)``
+    through ``L = log(C_0 F^2 / delta)``; where ``C_L`` is fitted (eq. 9) only ``C_L / delta``
+    is identifiable, so ``delta`` changes the reported ``C_L`` and not the fitted curve.
 
     Parameters
     ----------

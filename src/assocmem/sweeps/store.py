@@ -714,16 +714,29 @@ def read_provenance(sweep: str, preset: str, results_dir: str | os.PathLike | No
     Raises
     ------
     FileNotFoundError
-        If nothing is stored.
+        If nothing is stored. The message gives the command that computes the results, or,
+        when ``sweep`` is not a registered sweep, says so and lists the registered ones.
     CorruptResultsError
         If the JSON cannot be parsed.
     """
     path = ResultsPaths.of(results_dir, sweep, preset).json
     if not path.exists():
-        raise FileNotFoundError(
-            f"no results stored at {path}; run `python -m assocmem sweep {sweep} --preset {preset}`"
-        )
+        raise FileNotFoundError(f"no results stored at {path}; {_how_to_compute(sweep, preset)}")
     return _read_json(path)
+
+
+def _how_to_compute(sweep: str, preset: str) -> str:
+    """The advice of a missing-results error: the command to run, or that the sweep is unknown."""
+    from .registry import sweep_names  # here, not at import time: the registry imports the sweeps
+
+    try:
+        names = sweep_names()
+    except Exception:  # a sweep module that fails to import must not hide the missing file
+        names = None
+    if names is not None and sweep not in names:
+        return (f"{sweep!r} is not a registered sweep, so there is nothing to run "
+                f"(registered sweeps: {', '.join(names) or 'none'})")
+    return f"run `python -m assocmem sweep {sweep} --preset {preset}`"
 
 
 def load_results(
@@ -756,7 +769,7 @@ def load_results(
     Raises
     ------
     FileNotFoundError
-        If nothing is stored.
+        If nothing is stored (the message says if ``sweep`` is not a registered sweep).
     ResultsError
         If the run is unfinished and ``allow_partial`` is False.
     CorruptResultsError, ConfigMismatchError
