@@ -736,3 +736,14 @@ def test_demo_results_are_ignored_by_git():
     if probe.returncode == 128:
         pytest.skip("not a git checkout")
     assert probe.returncode == 0, "results/demo/ (the demo sweep's output) must be in .gitignore"
+
+
+def test_load_largest_results_prefers_the_first_stored_preset(tmp_path):
+    from assocmem.sweeps import load_largest_results, run_sweep
+    with pytest.raises(FileNotFoundError, match="demo"):
+        load_largest_results("demo", ("quick",), tmp_path)
+    run_sweep("demo", "quick", device="cpu", results_dir=tmp_path, progress=False)
+    preset, frame = load_largest_results("demo", ("paper", "quick"), tmp_path)
+    assert preset == "quick" and len(frame) > 0
+    with pytest.raises(Exception, match="nosuch"):
+        load_largest_results("nosuch", ("quick",), tmp_path)

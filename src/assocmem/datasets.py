@@ -57,13 +57,14 @@ References
 from __future__ import annotations
 
 import gzip
-import math
 import os
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 from pathlib import Path
 
 import numpy as np
+
+from ._checks import as_int as _as_int
 
 __all__ = [
     "PREPROCESSING",
@@ -103,16 +104,6 @@ MNIST_FILES = {
 # ==========================================================================================
 
 
-def _as_int(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, Integral):
-        return int(value)
-    if isinstance(value, Real) and math.isfinite(float(value)) and float(value).is_integer():
-        return int(value)
-    raise ValueError(f"{name} must be an integer, got {value!r}")
 
 
 def _check_fraction(value, name: str) -> float:

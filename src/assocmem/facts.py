@@ -6,7 +6,7 @@ association ``k_i -> v_{f(i)}`` with ``f(i) = mapping[i]``. Rows (not columns) t
 the seed "MLPs are Hebbians" (Part II of the book), where ``K`` is ``F x d`` and the target matrix
 ``C_f`` stacks ``c_{f(i)} = v_{f(i)}`` as rows; here ``C_f`` is :attr:`FactSet.targets`.
 
-Two kinds of table follow the authors' experiments (REFERENCE, Part II):
+Two kinds of table follow the authors' experiments (seed 001, App. A.1 and A.3):
 
 * **tied** (capacity sweeps): the value table *is* the key table with its rows permuted,
   ``values = keys[perm]`` for a seeded random permutation ``perm``, and the map is the identity,
@@ -323,8 +323,8 @@ def spike(embeddings: torch.Tensor, beta: float, direction: torch.Tensor) -> tor
 
     References
     ----------
-    Seed 001, Sec. 4 (anisotropic embeddings) and App. B.2; REFERENCE Part II (one fixed ``u``
-    per sweep, the same for keys and values).
+    Seed 001, Sec. 4 (anisotropic embeddings) and App. B.2 and A.3.2 (one fixed ``u``
+    per sweep, the same for keys and values, as in the authors' spike sweeps).
     """
     if not isinstance(embeddings, torch.Tensor) or not embeddings.is_floating_point():
         raise ValueError("embeddings must be a floating torch.Tensor")

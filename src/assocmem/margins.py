@@ -352,7 +352,7 @@ def accuracy(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=No
 
     References
     ----------
-    Seed 001, Definition 2.1; REFERENCE Part II (accuracy over all value rows).
+    Seed 001, Definition 2.1 (a fact is stored when its value beats every other value row).
     """
     return _strict_accuracy(*_model_outputs(model, facts, queries))
 
@@ -388,7 +388,7 @@ def accuracy_from_outputs(outputs, facts) -> float:
 
     References
     ----------
-    Seed 001, Definition 2.1 (eq. 1); REFERENCE Part II (accuracy over all value rows).
+    Seed 001, Definition 2.1 (eq. 1): the argmax runs over every value row.
 
     Examples
     --------
@@ -634,7 +634,7 @@ def fact_margins(source, facts, *, codes=None, queries=None) -> torch.Tensor:
     References
     ----------
     Seed 001, App. B.4, eqs. 23-24 (the pairwise margin ``gamma_ij = <v_i - v_j, y_i>`` minimised
-    over competitors) and eq. 6; REFERENCE Part II ("margins on the kernel-Hebbian scale").
+    over competitors) and eq. 6 (margins on the kernel-Hebbian scale of the bounds, no ``1/F``).
     """
     keys, values, mapping = _facts_parts(facts)
     F = keys.shape[0]
@@ -1482,7 +1482,8 @@ def log_term(F, C_L: float = 1.0, delta: float = 0.5):
     C_L : float, default 1.0
         The absolute constant ``C_0`` of the theorems, ``>= 0``.
     delta : float, default 0.5
-        Failure probability in ``(0, 1)``; REFERENCE fixes 0.5 for the fitted curves.
+        Failure probability in ``(0, 1)``; the book fixes 0.5 for the fitted curves (a convention:
+        with ``C_L`` fitted, only ``C_L / delta`` is identified).
 
     Returns
     -------
@@ -1533,8 +1534,8 @@ def isotropic_bound(F, m, d, *, C_s=1.0, C_x=1.0, C_L=1.0, delta=0.5):
 
     References
     ----------
-    Seed 001, eq. 9 (Theorem 4.1), Corollary B.31, Table 2 (random keys, random values);
-    REFERENCE Part II (fitted form).
+    Seed 001, eq. 9 (Theorem 4.1), Corollary B.31, Table 2 (random keys, random values), in the
+    form fitted in Sec. 4.2.
     """
     m_, d_ = _positive_arr(m, "m"), _positive_arr(d, "d")
     L = np.asarray(log_term(F, C_L, delta))
@@ -2052,7 +2053,7 @@ def fit_theory_curve(
 
     References
     ----------
-    Seed 001, Sec. 4.2 (R^2 of the theory curves), App. A.3.2 and A.4.2; REFERENCE Part II
+    Seed 001, Sec. 4.2 (R^2 of the theory curves), App. A.3.2 and A.4.2
     (fitted curves: ``C_s - C_x sqrt(F L / (m d))``, ``L = log(C_L F^2 / 0.5)``, non-negative
     constants by least squares).
     """

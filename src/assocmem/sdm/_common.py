@@ -14,25 +14,9 @@ and its majority threshold ``g``); Kanerva (1988), *Sparse Distributed Memory*, 
 
 from __future__ import annotations
 
-import math
-from numbers import Integral, Real
-
 import torch
 
-
-def _as_int(value, name: str) -> int:
-    """``value`` as a Python int: integers, integral reals and 0-d tensors; booleans are refused."""
-    if isinstance(value, bool) or (isinstance(value, torch.Tensor) and value.dtype == torch.bool):
-        raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
-    if isinstance(value, torch.Tensor) and value.ndim == 0:
-        value = value.item()
-    if hasattr(value, "item") and not isinstance(value, (Integral, Real)):
-        value = value.item()
-    if isinstance(value, Integral):
-        return int(value)
-    if isinstance(value, Real) and math.isfinite(float(value)) and float(value).is_integer():
-        return int(value)
-    raise ValueError(f"{name} must be an integer, got {value!r}")
+from .._checks import as_int as _as_int
 
 
 def _as_tensor(x, name: str) -> torch.Tensor:

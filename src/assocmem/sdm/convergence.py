@@ -129,6 +129,7 @@ import pandas as pd
 import torch
 from scipy import stats
 
+from .._checks import as_int as _as_int
 from ..devices import resolve_device, torch_threads
 from ..progress import progress
 from .capacity import radius_for_fraction
@@ -362,18 +363,6 @@ def paper_radii(n) -> list[int]:
 # ==========================================================================================
 
 
-def _as_int(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
-    if isinstance(value, torch.Tensor) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, Integral):
-        return int(value)
-    if isinstance(value, Real) and math.isfinite(float(value)) and float(value).is_integer():
-        return int(value)
-    raise ValueError(f"{name} must be an integer, got {value!r}")
 
 
 def _check_neurons(r, name: str = "r") -> Fraction:

@@ -64,6 +64,8 @@ from typing import Iterable
 import numpy as np
 from scipy import special, stats
 
+from .._checks import as_int as _as_int
+
 __all__ = [
     # Hamming balls
     "ball_size",
@@ -110,27 +112,6 @@ POOR_FIT_R2 = 0.5
 # ==========================================================================================
 
 
-def _as_int(value, name: str) -> int:
-    """Return ``value`` as a Python int.
-
-    Accepts ints, numpy integers, integral floats, and 0-d numpy arrays or torch tensors holding
-    one of those (``torch.tensor(3)``); booleans and everything else raise :class:`ValueError`.
-    """
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
-    if getattr(value, "ndim", None) == 0 and callable(getattr(value, "item", None)):
-        # a 0-d numpy array or torch tensor (numpy scalars are Integral/Real already)
-        item = value.item()
-        if isinstance(item, bool):
-            raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
-        value = item
-    if isinstance(value, Integral):
-        return int(value)
-    if isinstance(value, Real):
-        f = float(value)
-        if math.isfinite(f) and f.is_integer():
-            return int(f)
-    raise ValueError(f"{name} must be an integer (a Hamming quantity), got {value!r}")
 
 
 def _check_n(n, minimum: int = 1) -> int:

@@ -68,6 +68,7 @@ import pandas as pd
 import torch
 from scipy import special, stats
 
+from .._checks import as_int as _as_int
 from ..attention import linear_attention
 from .geometry import cap_fraction, cap_intersection, circle_intersection, circle_intersection_table
 from ._common import _binary, _finish_read, _generator
@@ -169,18 +170,6 @@ def get_preset(name: str) -> KernelPreset:
         raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}") from None
 
 
-def _as_int(value, name: str) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
-    if isinstance(value, torch.Tensor) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, Integral):
-        return int(value)
-    if isinstance(value, Real) and math.isfinite(float(value)) and float(value).is_integer():
-        return int(value)
-    raise ValueError(f"{name} must be an integer, got {value!r}")
 
 
 def _check_n(n, maximum: int | None = None) -> int:

@@ -150,6 +150,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from .._checks import as_int as _as_int
 from ..devices import resolve_device, torch_threads
 from .convergence import ReadRule, algorithm_spec, make_read_rule, resolve_algorithm
 from .read import rotate_to_cosine
@@ -212,10 +213,6 @@ _PROTOCOL_DOC = {
 # ==========================================================================================
 
 
-def _as_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    return int(value)
 
 
 def _as_float(value, name: str) -> float:

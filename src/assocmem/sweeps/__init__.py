@@ -31,6 +31,7 @@ from .store import (
     ResultsLockedError,
     ResultsPaths,
     default_results_dir,
+    load_largest_results,
     load_results,
     read_provenance,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "ResultsLockedError",
     "ResultsPaths",
     "default_results_dir",
+    "load_largest_results",
     "load_results",
     "read_provenance",
 ]

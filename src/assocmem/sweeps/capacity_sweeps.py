@@ -312,7 +312,8 @@ def capacity_search(
 
     References
     ----------
-    Seed 001, App. A.3.1; REFERENCE Part II (capacity protocol; accuracy not monotone in ``m``).
+    Seed 001, App. A.3.1 (the capacity protocol); accuracy is not monotone in ``m`` (see the
+    module docstring).
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
@@ -443,17 +444,9 @@ def load_capacity_results(presets=("paper", "cpu"), results_dir=None) -> tuple[s
     FileNotFoundError
         If none of them is stored.
     """
-    from .config import config_to_json
-    from .store import load_results
+    from .store import load_largest_results
 
-    for preset in presets:
-        try:
-            frame = load_results("capacity", preset, results_dir, config=config_to_json(CAPACITY_PRESETS[preset]))
-        except FileNotFoundError:
-            continue
-        return preset, frame
-    raise FileNotFoundError(f"no capacity results stored for any of {list(presets)}; run "
-                            "`python -m assocmem sweep capacity --preset cpu`")
+    return load_largest_results("capacity", presets, results_dir)
 
 
 def counting_lower_bound(F, V=None, bits: int = 16) -> np.ndarray:

@@ -177,18 +177,9 @@ def load_convergence_results(presets=("paper", "cpu"), results_dir=None) -> tupl
     FileNotFoundError
         If none of them is stored.
     """
-    from .config import config_to_json
-    from .store import load_results
+    from .store import load_largest_results
 
-    for preset in presets:
-        try:
-            frame = load_results("convergence", preset, results_dir,
-                                 config=config_to_json(CONVERGENCE_PRESETS[preset]))
-        except FileNotFoundError:
-            continue
-        return preset, frame
-    raise FileNotFoundError(f"no convergence results stored for any of {list(presets)}; run "
-                            "`python -m assocmem sweep convergence --preset cpu`")
+    return load_largest_results("convergence", presets, results_dir)
 
 
 # --------------------------------------------------------------------------------------------

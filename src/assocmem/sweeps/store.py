@@ -58,6 +58,7 @@ except ImportError:  # pragma: no cover
     fcntl = None
 
 __all__ = [
+    "load_largest_results",
     "SCHEMA",
     "ResultsError",
     "CorruptResultsError",
@@ -804,3 +805,41 @@ def load_results(
     raw = p.csv.read_bytes()
     _check_finished_csv(raw, p.csv, prov)
     return _frame(raw)
+
+
+def load_largest_results(sweep: str, presets=("paper", "cpu"), results_dir: str | os.PathLike | None = None
+                         ) -> tuple[str, pd.DataFrame]:
+    """The stored results of the first of ``presets`` that has been run: ``(preset, frame)``.
+
+    A chapter plots the largest preset someone has computed: list them largest first. A preset
+    counts only if it is stored, complete and was made with the preset's *current* config
+    (:func:`load_results` with ``config``), so results left over from an older preset are skipped.
+
+    Parameters
+    ----------
+    sweep : str
+        A registered sweep.
+    presets : sequence of str, default ("paper", "cpu")
+        Presets of that sweep, in order of preference.
+    results_dir : path or None
+        Default :func:`default_results_dir`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If none of them is stored (the message gives the command that computes the last one).
+    UnknownNameError
+        If ``sweep`` is not registered or a preset does not exist.
+    """
+    from .config import config_to_json
+    from .registry import get_sweep  # here, not at import time: the registry imports the sweeps
+
+    sw = get_sweep(sweep)
+    for preset in presets:
+        try:
+            frame = load_results(sweep, preset, results_dir, config=config_to_json(sw.config(preset)))
+        except FileNotFoundError:
+            continue
+        return preset, frame
+    raise FileNotFoundError(f"no {sweep} results stored for any of {list(presets)}; "
+                            f"{_how_to_compute(sweep, list(presets)[-1])}")

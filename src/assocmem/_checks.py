@@ -1,0 +1,39 @@
+"""Input checks shared by the library's modules (private).
+
+One definition of "an integer argument", so every function accepts and refuses the same things.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+
+def as_int(value, name: str) -> int:
+    """``value`` as a Python int, or a :class:`ValueError` naming the argument.
+
+    Accepts Python and numpy integers, integral finite floats (``3.0``) and 0-d numpy arrays or
+    torch tensors holding one of those (``torch.tensor(3)``). Refuses booleans (Python, numpy or
+    0-d tensors), non-integral or non-finite reals and everything else.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not an integer in the sense above.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
+    if getattr(value, "ndim", None) == 0 and callable(getattr(value, "item", None)):
+        item = value.item()  # a 0-d numpy array or torch tensor (numpy scalars are Integral/Real)
+        if isinstance(item, bool):
+            raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
+        value = item
+    if isinstance(value, Integral):
+        return int(value)
+    if isinstance(value, Real):
+        f = float(value)
+        if math.isfinite(f) and f.is_integer():
+            return int(f)
+    raise ValueError(f"{name} must be an integer, got {value!r}")
