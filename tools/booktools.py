@@ -13,6 +13,7 @@ definitions, and a first code cell that installs the library on Colab only. The 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from pathlib import Path
 
@@ -116,11 +117,25 @@ def execute(md: Path, timeout: int = 1200) -> Path:
     NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(md.parent)}}).execute()
     for cell in nb.cells:  # timestamps of the run only make diffs noisy
         cell.metadata.pop("execution", None)
+    _stable_ids(nb)
     out = md.with_suffix(".ipynb")
     nbformat.write(nb, out)
     # Re-write the .md from the executed notebook so both files carry the same metadata.
     md.write_text(jupytext.writes(nb, fmt="md:myst"))
     return out
+
+
+def _stable_ids(nb) -> None:
+    """Give every cell an id derived from its type and source (numbered when repeated).
+
+    Reading the ``.md`` gives cells fresh random ids, so every re-execution rewrote all of them;
+    ids from the content stay put when nothing changed and move only for edited cells.
+    """
+    seen: dict[str, int] = {}
+    for cell in nb.cells:
+        base = hashlib.sha1(f"{cell.cell_type}\n{cell.source}".encode()).hexdigest()[:10]
+        seen[base] = seen.get(base, 0) + 1
+        cell["id"] = base if seen[base] == 1 else f"{base}-{seen[base]}"
 
 
 def main(argv: list[str] | None = None) -> int:
