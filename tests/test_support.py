@@ -62,3 +62,16 @@ def test_torch_threads_sets_and_restores():
         with pytest.raises(ValueError, match="num_threads"):
             with torch_threads(bad):
                 pass
+
+
+def test_as_int_accepts_integers_and_enforces_a_minimum():
+    import numpy as np
+
+    from assocmem._checks import as_int
+    assert as_int(3, "k") == 3 and as_int(3.0, "k") == 3 and as_int(np.int64(3), "k") == 3
+    assert as_int(torch.tensor(3), "k") == 3 and as_int(np.array(3), "k") == 3
+    for bad in (True, np.bool_(False), torch.tensor(True), 2.5, float("nan"), "3", None):
+        with pytest.raises(ValueError, match="k must be an integer"):
+            as_int(bad, "k")
+    with pytest.raises(ValueError, match="k must be >= 1, got 0"):
+        as_int(0, "k", minimum=1)

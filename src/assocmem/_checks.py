@@ -11,7 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 
 
-def as_int(value, name: str) -> int:
+def as_int(value, name: str, minimum: int | None = None) -> int:
     """``value`` as a Python int, or a :class:`ValueError` naming the argument.
 
     Accepts Python and numpy integers, integral finite floats (``3.0``) and 0-d numpy arrays or
@@ -21,8 +21,15 @@ def as_int(value, name: str) -> int:
     Raises
     ------
     ValueError
-        If ``value`` is not an integer in the sense above.
+        If ``value`` is not an integer in the sense above, or is below ``minimum`` when given.
     """
+    out = _integer(value, name)
+    if minimum is not None and out < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {out}")
+    return out
+
+
+def _integer(value, name: str) -> int:
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
     if getattr(value, "ndim", None) == 0 and callable(getattr(value, "item", None)):

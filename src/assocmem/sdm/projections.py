@@ -295,9 +295,7 @@ def level_to_cosine(level, base_dim: int = AUTHORS_BASE_DIM):
     The authors' ``hamm_to_cosine`` in ``cosine_perturb_queries``; Bricken & Pehlevan (2021),
     Eq. 5.
     """
-    base_dim = _as_int(base_dim, "base_dim")
-    if base_dim < 1:
-        raise ValueError(f"base_dim must be >= 1, got {base_dim}")
+    base_dim = _as_int(base_dim, "base_dim", minimum=1)
     k = np.asarray(level, dtype=np.float64)
     if not np.all(np.isfinite(k)) or np.any(k < 0) or np.any(k > base_dim):
         raise ValueError(f"levels must lie in [0, base_dim] = [0, {base_dim}], got {level!r}")
@@ -313,9 +311,7 @@ def cosine_to_level(cosine, base_dim: int = AUTHORS_BASE_DIM):
     ValueError
         If a cosine is outside ``[-1, 1]`` or ``base_dim < 1``.
     """
-    base_dim = _as_int(base_dim, "base_dim")
-    if base_dim < 1:
-        raise ValueError(f"base_dim must be >= 1, got {base_dim}")
+    base_dim = _as_int(base_dim, "base_dim", minimum=1)
     c = np.asarray(cosine, dtype=np.float64)
     if not np.all(np.isfinite(c)) or np.any(np.abs(c) > 1):
         raise ValueError(f"cosines must lie in [-1, 1], got {cosine!r}")
@@ -497,9 +493,7 @@ def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, e
     torch.Size([64, 64])
     """
     x = _images(train_images, "train_images")
-    n_out = _as_int(n_out, "n_out")
-    if n_out < 1:
-        raise ValueError(f"n_out must be >= 1, got {n_out}")
+    n_out = _as_int(n_out, "n_out", minimum=1)
     d = _as_int(d, "d")
     if beta is None:
         if not 2 <= d <= n_out:
@@ -510,12 +504,8 @@ def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, e
     beta = _as_float(beta, "beta")
     if beta <= 0:
         raise ValueError(f"beta must be > 0, got {beta}")
-    epochs = _as_int(epochs, "epochs")
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}")
-    batch_size = _as_int(batch_size, "batch_size")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    epochs = _as_int(epochs, "epochs", minimum=1)
+    batch_size = _as_int(batch_size, "batch_size", minimum=1)
     lr = _as_float(lr, "lr")
     if lr <= 0:
         raise ValueError(f"lr must be > 0, got {lr}")
@@ -620,9 +610,7 @@ def nearest_stored(memory_images, target_images, device="auto", chunk_size: int 
     """
     mem = _images(memory_images, "memory_images")
     tgt = _images(target_images, "target_images", mem.shape[1])
-    chunk_size = _as_int(chunk_size, "chunk_size")
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    chunk_size = _as_int(chunk_size, "chunk_size", minimum=1)
     dev = resolve_device(device)
     mem, tgt = mem.to(dev), tgt.to(dev)
     mem_u = _unit_rows(mem)
@@ -778,15 +766,11 @@ def evaluate_projection(projection, memory_images, query_images, target_images=N
     if not levels:
         raise ValueError("levels is empty")
     cosines = [level_to_cosine(v, base_dim) for v in levels]
-    max_steps = _as_int(max_steps, "max_steps")
-    if max_steps < 1:
-        raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+    max_steps = _as_int(max_steps, "max_steps", minimum=1)
     tol = _as_float(tol, "tol")
     if tol < 0:
         raise ValueError(f"tol must be >= 0, got {tol}")
-    chunk_size = _as_int(chunk_size, "chunk_size")
-    if chunk_size < 1:
-        raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+    chunk_size = _as_int(chunk_size, "chunk_size", minimum=1)
     seed = _as_int(seed, "seed")
     if dtype is None:
         dtype = projection.weight.dtype if isinstance(projection, LearntProjection) else torch.float64
@@ -1022,15 +1006,11 @@ def projection_experiment(train_images, test_images, protocol=("authors", "store
     if not protocols:
         raise ValueError("no protocol given")
     baselines = _as_names(baselines, BASELINES, "baseline")
-    n_out = _as_int(n_out, "n_out")
-    if n_out < 1:
-        raise ValueError(f"n_out must be >= 1, got {n_out}")
+    n_out = _as_int(n_out, "n_out", minimum=1)
     radii = [_as_int(v, "d") for v in ([d] if isinstance(d, Integral) else d)]
     if not radii:
         raise ValueError("d is empty")
-    repeats = _as_int(repeats, "repeats")
-    if repeats < 1:
-        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    repeats = _as_int(repeats, "repeats", minimum=1)
     seed = _as_int(seed, "seed")
     n_base = int(train.shape[1])
     train_queries = train
