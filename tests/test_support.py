@@ -75,3 +75,13 @@ def test_as_int_accepts_integers_and_enforces_a_minimum():
             as_int(bad, "k")
     with pytest.raises(ValueError, match="k must be >= 1, got 0"):
         as_int(0, "k", minimum=1)
+
+
+def test_lookup_lists_the_valid_names():
+    from assocmem._checks import lookup
+    table = {"quick": 1, "cpu": 2}
+    assert lookup(table, "cpu") == 2
+    with pytest.raises(ValueError, match=r"unknown preset 'huge'; valid presets: \['cpu', 'quick'\]"):
+        lookup(table, "huge")
+    with pytest.raises(ValueError, match="unknown preset"):
+        lookup(table, ["unhashable"])

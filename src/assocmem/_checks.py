@@ -44,3 +44,20 @@ def _integer(value, name: str) -> int:
         if math.isfinite(f) and f.is_integer():
             return int(f)
     raise ValueError(f"{name} must be an integer, got {value!r}")
+
+
+def lookup(table, name, what: str = "preset"):
+    """``table[name]``, or a :class:`ValueError` that lists the valid names.
+
+    The one lookup behind every module's ``get_preset``.
+
+    Raises
+    ------
+    ValueError
+        ``"unknown preset 'x'; valid presets: ['cpu', 'quick']"`` if ``name`` is not a key
+        (or not hashable).
+    """
+    try:
+        return table[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown {what} {name!r}; valid {what}s: {sorted(table)}") from None

@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ._checks import lookup
 from .devices import resolve_device
 
 __all__ = [
@@ -909,7 +910,4 @@ def get_preset(name: str) -> CapacityPreset:
     ValueError
         If ``name`` is not in :data:`PRESETS` (the message lists the valid names).
     """
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown preset {name!r}; valid presets: {sorted(PRESETS)}") from None
+    return lookup(PRESETS, name)

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ._checks import lookup
 from .facts import FactSet, make_fact_set
 from .margins import fact_margins, gram_from_features, output_margins, signal_crosstalk
 from .memory import OuterProductMemory
@@ -925,7 +926,4 @@ def get_preset(name: str) -> CountingPreset:
     ValueError
         If ``name`` is not in :data:`PRESETS` (the message lists the valid names).
     """
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown preset {name!r}; valid presets: {sorted(PRESETS)}") from None
+    return lookup(PRESETS, name)

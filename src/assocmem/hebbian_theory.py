@@ -52,6 +52,7 @@ import pandas as pd
 import torch
 from torch import nn
 
+from ._checks import lookup
 from .devices import resolve_device
 from .facts import make_fact_set
 from .margins import hebbian_readout
@@ -152,10 +153,7 @@ def get_preset(name: str) -> HebbianTheoryPreset:
     ValueError
         If ``name`` is not a key of :data:`PRESETS` (the message lists them).
     """
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}") from None
+    return lookup(PRESETS, name)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ import pandas as pd
 import torch
 from torch.utils import benchmark
 
+from ._checks import lookup
 from .attention import KVCacheDecoder, LinearAttentionDecoder, linear_attention, softmax_attention
 from .devices import resolve_device, torch_threads
 
@@ -103,10 +104,7 @@ def get_preset(name: str) -> TimingPreset:
     ValueError
         If ``name`` is not a key of :data:`PRESETS` (the message lists them).
     """
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}") from None
+    return lookup(PRESETS, name)
 
 
 def _dtype(dtype: str | torch.dtype) -> torch.dtype:

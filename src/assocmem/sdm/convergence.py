@@ -129,7 +129,7 @@ import pandas as pd
 import torch
 from scipy import stats
 
-from .._checks import as_int as _as_int
+from .._checks import as_int as _as_int, lookup
 from ..devices import resolve_device, torch_threads
 from ..progress import progress
 from .capacity import radius_for_fraction
@@ -2065,10 +2065,7 @@ def get_preset(name: str) -> ConvergencePreset:
     ValueError
         If ``name`` is not a key of :data:`PRESETS` (the message lists them).
     """
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}") from None
+    return lookup(PRESETS, name)
 
 
 def run_preset(name: str, seed=0, device="cpu", algorithms=None, dtype=None, num_threads=1,

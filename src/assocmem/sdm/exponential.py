@@ -54,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._checks import lookup
 from .geometry import analytic_beta, circle_intersection_table, fit_beta
 
 __all__ = [
@@ -116,10 +117,7 @@ def get_preset(name: str) -> ExponentialPreset:
     ValueError
         If ``name`` is not a key of :data:`PRESETS` (the message lists them).
     """
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}") from None
+    return lookup(PRESETS, name)
 
 
 # ==========================================================================================

@@ -68,7 +68,7 @@ import pandas as pd
 import torch
 from scipy import special, stats
 
-from .._checks import as_int as _as_int
+from .._checks import as_int as _as_int, lookup
 from ..attention import linear_attention
 from .geometry import cap_fraction, cap_intersection, circle_intersection, circle_intersection_table
 from ._common import _binary, _finish_read, _generator
@@ -164,10 +164,7 @@ def get_preset(name: str) -> KernelPreset:
     ValueError
         If ``name`` is not a key of :data:`PRESETS` (the message lists them).
     """
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}") from None
+    return lookup(PRESETS, name)
 
 
 

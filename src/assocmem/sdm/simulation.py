@@ -60,6 +60,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
+from .._checks import lookup
 from .geometry import _as_int, _check_distance, _check_n, ball_size, circle_intersection_table
 
 __all__ = [
@@ -114,10 +115,7 @@ def get_preset(name: str) -> SimulationPreset:
     ValueError
         If ``name`` is not a key of :data:`PRESETS` (the message lists them).
     """
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}") from None
+    return lookup(PRESETS, name)
 
 
 # ==========================================================================================

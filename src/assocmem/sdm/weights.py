@@ -53,6 +53,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
+from .._checks import lookup
 from .geometry import (
     _as_int,
     _check_distance,
@@ -128,10 +129,7 @@ def get_preset(name: str) -> WeightsPreset:
     ValueError
         If ``name`` is not a key of :data:`PRESETS` (the message lists them).
     """
-    try:
-        return PRESETS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}") from None
+    return lookup(PRESETS, name)
 
 
 # ==========================================================================================
