@@ -85,3 +85,16 @@ def test_lookup_lists_the_valid_names():
         lookup(table, "huge")
     with pytest.raises(ValueError, match="unknown preset"):
         lookup(table, ["unhashable"])
+
+
+def test_positive_int_and_seed_int():
+    import numpy as np
+
+    from assocmem._checks import positive_int, seed_int
+    assert positive_int("m", 3) == 3 and positive_int("m", np.int64(2)) == 2 and seed_int(-1) == -1
+    for bad in (0, -1, 2.0, True, "3"):
+        with pytest.raises(ValueError, match="m must be a positive integer"):
+            positive_int("m", bad)
+    for bad in (1.0, False, None):
+        with pytest.raises(ValueError, match="seed must be an integer"):
+            seed_int(bad)

@@ -61,3 +61,29 @@ def lookup(table, name, what: str = "preset"):
         return table[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown {what} {name!r}; valid {what}s: {sorted(table)}") from None
+
+
+def positive_int(name: str, value) -> int:
+    """``value`` as an int ``>= 1``: a Python or numpy integer, not a bool and not a float.
+
+    Raises
+    ------
+    ValueError
+        ``"<name> must be a positive integer; got <value>"``.
+    """
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
+def seed_int(seed) -> int:
+    """``seed`` as an int: a Python or numpy integer, not a bool and not a float.
+
+    Raises
+    ------
+    ValueError
+        ``"seed must be an integer; got <seed>"``.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, Integral):
+        raise ValueError(f"seed must be an integer; got {seed!r}")
+    return int(seed)

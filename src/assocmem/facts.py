@@ -26,11 +26,11 @@ App. B.2 (experimental setup).
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field
 
 import torch
 
+from ._checks import positive_int as _positive_int, seed_int as _seed
 from .devices import resolve_device
 
 __all__ = [
@@ -44,18 +44,6 @@ __all__ = [
 
 #: Tolerance on ``| ||e|| - 1 |`` for rows that must lie on the unit sphere.
 UNIT_NORM_TOL = 1e-6
-
-
-def _positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
-
-
-def _seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer; got {seed!r}")
-    return int(seed)
 
 
 def _generator(seed: int) -> torch.Generator:

@@ -42,7 +42,6 @@ N. J. Higham (2002), *Accuracy and Stability of Numerical Algorithms*, 2nd ed. (
 from __future__ import annotations
 
 import math
-import numbers
 from statistics import NormalDist
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ import pandas as pd
 import torch
 from torch import nn
 
-from ._checks import lookup
+from ._checks import lookup, positive_int as _positive_int, seed_int as _seed
 from .devices import resolve_device
 from .facts import make_fact_set
 from .margins import hebbian_readout
@@ -158,18 +157,6 @@ def get_preset(name: str) -> HebbianTheoryPreset:
 
 # ----------------------------------------------------------------------------------------------
 # validation helpers
-
-
-def _positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
-
-
-def _seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer; got {seed!r}")
-    return int(seed)
 
 
 def _f64(x, name: str, ndim: int | None = None, device=None) -> torch.Tensor:

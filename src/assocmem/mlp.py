@@ -45,13 +45,13 @@ Associative Memories".
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 
+from ._checks import positive_int as _positive_int, seed_int as _seed
 from .devices import resolve_device
 from .facts import UNIT_NORM_TOL, FactSet
 
@@ -81,18 +81,6 @@ _F64 = torch.float64
 
 # ----------------------------------------------------------------------------------------------
 # validation helpers
-
-
-def _positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
-
-
-def _seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer; got {seed!r}")
-    return int(seed)
 
 
 def _nonneg_float(name: str, value) -> float:

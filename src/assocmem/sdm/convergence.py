@@ -133,7 +133,7 @@ from .._checks import as_int as _as_int, lookup
 from ..devices import resolve_device, torch_threads
 from ..progress import progress
 from .capacity import radius_for_fraction
-from .geometry import circle_intersection_table, fit_beta, log_cap_intersection
+from .geometry import _check_r, circle_intersection_table, fit_beta, log_cap_intersection
 from .read import NeuronSDM, flip_bits, rotate_to_cosine
 
 __all__ = [
@@ -361,24 +361,6 @@ def paper_radii(n) -> list[int]:
 # ==========================================================================================
 # 1. Checks
 # ==========================================================================================
-
-
-
-
-def _check_neurons(r, name: str = "r") -> Fraction:
-    if isinstance(r, (bool, np.bool_)) or r is None:
-        raise ValueError(f"{name} must be a positive number of neurons, got {r!r}")
-    if isinstance(r, np.generic):
-        r = r.item()
-    if isinstance(r, Integral):
-        fr = Fraction(int(r))
-    elif isinstance(r, Real) and math.isfinite(float(r)):
-        fr = Fraction(float(r))
-    else:
-        raise ValueError(f"{name} must be a finite positive number of neurons, got {r!r}")
-    if fr <= 0:
-        raise ValueError(f"{name} must be positive, got {r!r}")
-    return fr
 
 
 def _check_dtype(dtype) -> torch.dtype:
@@ -621,7 +603,7 @@ class ReadRule:
             if r is None:
                 raise ValueError(f"{self.name} needs the number of neurons r (e.g. PAPER_NEURONS"
                                  f"[{self.n}] = {PAPER_NEURONS.get(self.n, 'n/a')})")
-            fr = _check_neurons(r)
+            fr = _check_r(r)
             self.r = int(fr) if fr.denominator == 1 else float(r)
             self._r_fraction = fr
             if self.spec.neuron_limited and fr > 10**300:
