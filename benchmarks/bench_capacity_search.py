@@ -23,7 +23,6 @@ printed).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 
@@ -31,28 +30,7 @@ import torch
 
 from assocmem.sweeps import point_seed
 from assocmem.sweeps.capacity_sweeps import CAPACITY_PRESETS, capacity_fact_set, capacity_search, num_facts
-from assocmem.timing import machine_info
-
-
-def gemm_rate(n: int, threads: int, repeats: int = 5) -> float:
-    """Best float64 GFLOP/s of an (n, n) @ (n, n) product with ``threads`` threads."""
-    torch.set_num_threads(threads)
-    a = torch.randn(n, n, dtype=torch.float64)
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        a @ a
-        best = min(best, time.perf_counter() - t0)
-    return 2 * n**3 / best / 1e9
-
-
-def pick_threads(arg: str) -> int:
-    """``arg`` as an int, or for "auto" the faster of 1 thread and all cores on a probe GEMM."""
-    if arg != "auto":
-        return int(arg)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    # On a loaded machine an OpenMP team larger than the free cores can be slower than one thread.
-    return max(sorted({1, cores}), key=lambda t: gemm_rate(512, t))
+from assocmem.timing import fastest_thread_count, machine_info
 
 
 def case(method: str, d: int, alpha: float, repeats: int, label: str, target: str) -> None:
@@ -79,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", default="auto", help='CPU threads, or "auto" (probe 1 vs all cores)')
     parser.add_argument("--repeats", type=int, default=3, help="whole searches timed per case")
     args = parser.parse_args(argv)
-    threads = pick_threads(args.threads)
+    threads = fastest_thread_count((512, 512, 512)) if args.threads == "auto" else int(args.threads)
     torch.set_num_threads(threads)
     print("# assocmem capacity search timing, CPU, float64")
     for key, value in machine_info("cpu", threads, load_average=True).items():

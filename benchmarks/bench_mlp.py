@@ -31,7 +31,6 @@ load average is printed with the machine information).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 
@@ -50,7 +49,7 @@ from assocmem.mlp import (
     data_dependent_mlp,
     hebbian_mlp,
 )
-from assocmem.timing import machine_info
+from assocmem.timing import fastest_thread_count, gemm_rate, machine_info
 
 
 def timed(stmt, min_run_time: float, **globs) -> tuple[float, float]:
@@ -58,29 +57,6 @@ def timed(stmt, min_run_time: float, **globs) -> tuple[float, float]:
     m = benchmark.Timer(stmt=stmt, globals=globs, num_threads=torch.get_num_threads()).blocked_autorange(
         min_run_time=min_run_time)
     return float(m.median), float(min(m.times))
-
-
-def gemm_rate(n: int, k: int, p: int, min_run_time: float = 0.5) -> float:
-    """Achieved float64 GFLOP/s of an (n, k) @ (k, p) GEMM."""
-    a = torch.randn(n, k, dtype=torch.float64)
-    b = torch.randn(k, p, dtype=torch.float64)
-    med, _ = timed("a @ b", min_run_time, a=a, b=b)
-    return 2 * n * k * p / med / 1e9
-
-
-def pick_threads(arg: str) -> int:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if arg != "auto":
-        return int(arg)
-    # On a loaded machine an OpenMP team larger than the free cores can be far slower than one
-    # thread: probe a GEMM of the benchmark's size with 1 and with all cores and keep the faster.
-    best, best_rate = 1, 0.0
-    for t in sorted({1, cores}):
-        torch.set_num_threads(t)
-        rate = gemm_rate(1024, 512, 512, min_run_time=0.3)
-        if rate > best_rate:
-            best, best_rate = t, rate
-    return best
 
 
 def whitened_pipeline(facts, m: int) -> float:
@@ -200,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the large case")
     parser.add_argument("--quick", action="store_true", help="skip the large data-dependent case")
     args = parser.parse_args(argv)
-    threads = pick_threads(args.threads)
+    threads = fastest_thread_count((1024, 512, 512)) if args.threads == "auto" else int(args.threads)
     torch.set_num_threads(threads)
     print("# assocmem.mlp construction timing, CPU, float64")
     for key, value in machine_info("cpu", threads, load_average=True).items():
@@ -213,9 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quick:
         print()
         rates = {
-            "square 2048^3 GEMM (machine rate)": gemm_rate(2048, 2048, 2048, 1.0),
-            "the solve's GEMM (4096x128)@(128x2048)": gemm_rate(4096, 128, 2048, 1.0),
-            "the solve's GEMM (2048x4096)@(4096x128)": gemm_rate(2048, 4096, 128, 1.0),
+            "square 2048^3 GEMM (machine rate)": gemm_rate(2048, 2048, 2048, min_run_time=1.0),
+            "the solve's GEMM (4096x128)@(128x2048)": gemm_rate(4096, 128, 2048, min_run_time=1.0),
+            "the solve's GEMM (2048x4096)@(4096x128)": gemm_rate(2048, 4096, 128, min_run_time=1.0),
         }
         case_data_dependent(128, 4096, 2048, args.min_run_time, target_ms=None, rates=rates,
                             repeats=args.repeats, label="3.")

@@ -120,3 +120,11 @@ def test_decoding_uses_the_shared_thread_context():
         with pytest.raises(ValueError, match="num_threads must be an integer >= 1"):
             time_decoding(2, 2, 2, repeats=1, num_threads=bad)
     assert torch.get_num_threads() == before
+
+
+def test_gemm_rate_and_fastest_thread_count():
+    from assocmem.timing import fastest_thread_count, gemm_rate
+    assert gemm_rate(32, 16, 8, num_threads=1, min_run_time=0.01) > 0
+    assert fastest_thread_count((32, 16, 8), min_run_time=0.01) >= 1
+    with pytest.raises(ValueError, match="sizes"):
+        gemm_rate(0, 4, 4)

@@ -51,6 +51,8 @@ __all__ = [
     "DECODERS",
     "machine_info",
     "time_call",
+    "gemm_rate",
+    "fastest_thread_count",
     "loglog_slope",
     "time_attention_vs_T",
     "time_decoding",
@@ -221,6 +223,56 @@ def time_call(fn: Callable[[], object], *, min_run_time: float = 0.1, num_thread
     timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=int(num_threads))
     m = timer.blocked_autorange(min_run_time=min_run_time)
     return float(min(m.times)) if stat == "min" else float(m.median)
+
+
+def gemm_rate(n: int, k: int, p: int, *, num_threads: int | None = None, min_run_time: float = 0.5) -> float:
+    """Achieved float64 GFLOP/s of an ``(n, k) @ (k, p)`` matrix product on the CPU.
+
+    The machine's reference rate for the benchmarks: ``2 n k p`` flops over the median time per
+    product (:func:`time_call` with ``stat="median"``).
+
+    Parameters
+    ----------
+    n, k, p : int
+        Matrix sizes, each ``>= 1``.
+    num_threads : int or None, default None
+        CPU threads; ``None`` uses torch's current setting.
+    min_run_time : float, default 0.5
+        Seconds of measurement.
+
+    Returns
+    -------
+    float
+        GFLOP/s (machine-dependent).
+
+    Raises
+    ------
+    ValueError
+        If a size is below 1 or ``min_run_time`` is not positive.
+    """
+    if min(n, k, p) < 1:
+        raise ValueError(f"matrix sizes must be >= 1; got {(n, k, p)}")
+    a = torch.randn(n, k, dtype=torch.float64)
+    b = torch.randn(k, p, dtype=torch.float64)
+    threads = torch.get_num_threads() if num_threads is None else num_threads
+    seconds = time_call(lambda: a @ b, min_run_time=min_run_time, num_threads=threads, stat="median")
+    return 2 * n * k * p / seconds / 1e9
+
+
+def fastest_thread_count(shape: tuple[int, int, int] = (1024, 512, 512), min_run_time: float = 0.3) -> int:
+    """The faster of one thread and all available cores on a probe GEMM of ``shape``.
+
+    On a loaded machine an OpenMP team larger than the free cores can be far slower than one
+    thread, so the benchmarks measure before they choose.
+
+    Returns
+    -------
+    int
+        1 or the number of cores this process may run on.
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(sorted({1, cores}),
+               key=lambda t: gemm_rate(*shape, num_threads=t, min_run_time=min_run_time))
 
 
 def loglog_slope(x: Iterable[float], y: Iterable[float]) -> float:
