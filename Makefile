@@ -1,7 +1,8 @@
 # How Much Can a Matrix Remember? -- build and test.
 #
 #   make book   executes every chapter from a fresh kernel and builds the HTML in _build/html
-#   make test   unit tests, notebook contract tests, and nbval on every chapter
+#   make test   unit tests, notebook contract tests, and nbval on every chapter (in two
+#               floating-point configurations)
 #
 # Both create .venv on first use. torch is installed first, pinned to the CPU build, so that no
 # dependency can pull the multi-GB CUDA build. Override TORCH_SPEC / TORCH_PIP_ARGS to change it,
@@ -14,13 +15,22 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 TORCH_PIP_ARGS ?=
 PYTEST_ARGS ?=
+NOTEBOOKS ?= notebooks
+NBVAL = $(BIN)/python -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider $(PYTEST_ARGS)
+
+# A second floating-point configuration that stands in for a reader's machine: ATen's portable
+# (non-vectorised) CPU kernels instead of the AVX2/AVX-512 ones, MKL's COMPATIBLE code path
+# (conditional numerical reproducibility), one thread instead of all cores. Each of the three
+# changes how sums are associated and so the last digits of float64 results; the committed
+# outputs must pass nbval under both configurations.
+PORTABLE_ENV := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 STAMP := $(VENV)/.installed
 
 # Progress bars and other interactive output stay silent in the book build and under test.
 export ASSOCMEM_QUIET := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: all book test unit nbval venv bench sync clean
+.PHONY: all book test unit nbval nbval-portable venv bench sync clean
 
 all: test
 
@@ -42,15 +52,22 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . -W --keep-going --builder html
 	@echo "The book is in _build/html/index.html"
 
+# Unit and contract tests, then nbval twice: in this machine's default configuration and in the
+# portable one above. Both must pass against the same committed outputs.
 test: $(STAMP)
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
-	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider $(PYTEST_ARGS)
+	$(NBVAL)
+	$(PORTABLE_ENV) $(NBVAL)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
 
+# nbval alone; one chapter with NOTEBOOKS=notebooks/NN-slug.ipynb
 nbval: $(STAMP)
-	$(BIN)/python -m pytest --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider $(PYTEST_ARGS)
+	$(NBVAL)
+
+nbval-portable: $(STAMP)
+	$(PORTABLE_ENV) $(NBVAL)
 
 # Re-execute every chapter in place (after editing its .md twin) so the committed .ipynb carries fresh outputs.
 sync: $(STAMP)

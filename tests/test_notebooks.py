@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import booktools  # noqa: E402
 
+from assocmem import display  # noqa: E402
+
 PAIRS = booktools.chapter_pairs()
 IDS = [md.stem for md, _ in PAIRS]
 ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])(/(?:home|root|work|tmp|Users|opt|usr|var|mnt)/[\w.\-/]+|[A-Z]:\\\\[\w\\]+)")
@@ -154,3 +156,64 @@ def test_repository_url_is_defined_once():
         if path.exists() and url in path.read_text() and path.name != "README.md":
             offenders.append(path.name)
     assert not offenders, f"the repository URL is typed into {offenders}; read it from _config.yml instead"
+
+
+# --------------------------------------------------------------------------------------------
+# The display policy (assocmem.display): outputs that are a fact about the mathematics
+
+
+def _output_texts(nb):
+    """(cell index, text) for every text-like output of every code cell, glue records included."""
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for out in cell.outputs:
+            if out.output_type == "stream":
+                yield i, out.text
+            for mime, value in out.get("data", {}).items():
+                if mime.split("/", 1)[0] == "text" or "/text/" in mime:
+                    yield i, value if isinstance(value, str) else "".join(value)
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_no_output_shows_machine_digits(md, ipynb):
+    """No stored output carries more digits than the display policy allows (see assocmem.display)."""
+    problems = [f"cell {i}: {p}" for i, text in _output_texts(_load(ipynb)) for p in display.output_problems(text)]
+    assert not problems, f"{ipynb.name}: {len(problems)} output number(s) break the display policy:\n  " + \
+        "\n  ".join(problems[:20])
+
+
+_GLUE_REF = re.compile(r"\{glue(?::text)?\}`([\w\-]+)(?::([^`]*))?`")
+
+
+def _glued(nb) -> dict[str, str]:
+    out = {}
+    for cell in _code_cells(nb):
+        for o in cell.outputs:
+            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                data = o.get("data", {})
+                text = next((v for k, v in data.items() if k.endswith("text/plain")), None)
+                out[name] = text if isinstance(text, str) or text is None else "".join(text)
+    return out
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_prose_shows_every_glued_digit_and_no_more_rounding(md, ipynb):
+    """A glued float is stored rounded to the digits the prose shows: formatting it with the
+    prose's spec loses nothing (so the prose never rounds a second time, and the stored value has
+    no digits the reader does not see)."""
+    glued = _glued(_load(ipynb))
+    bad = []
+    for key, spec in _GLUE_REF.findall(md.read_text()):
+        text = glued.get(key)
+        if not spec or text is None or spec[-1] not in "eEfFgG%":
+            continue
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, float) and display.rounded(value, spec) != value:
+            bad.append(f"{key}: stored {text}, shown as {format(value, spec)} ({spec})")
+    assert not bad, f"{md.name}: glued values with digits the prose drops (glue them with the prose's spec):\n  " + \
+        "\n  ".join(bad)

@@ -20,6 +20,8 @@ from typing import Literal
 
 import pandas as pd
 
+from .display import fmt
+
 __all__ = ["Check", "ReproductionError", "ReproductionTable"]
 
 Verdict = Literal["reproduced", "differs", "not comparable"]
@@ -30,22 +32,16 @@ class ReproductionError(AssertionError):
     """A reproduction check reached a verdict other than the one the chapter expects."""
 
 
+#: An absolute tolerance at or below this is a rounding-level check (an identity that holds up to
+#: float64 rounding): a value within it is shown as the bound ``"< tol"``, never as its digits.
+ROUNDING_LEVEL = 1e-6
+
+
 def _fmt(x: object, digits: int) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, int):
-        return f"{x:,}" if abs(x) < 10**15 else f"{x:.{digits}e}"
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "nan"
-        if x == 0:
-            return "0"
-        if 1e-3 <= abs(x) < 1e6:
-            return f"{x:.{digits}g}"
-        return f"{x:.{digits - 1}e}"
-    return str(x)
+    """A table cell: ``digits`` significant digits, exponent form outside [1e-3, 1e6)."""
+    if isinstance(x, float) and x != 0 and math.isfinite(x) and not 1e-3 <= abs(x) < 1e6:
+        return fmt(x, f".{digits - 1}e")
+    return fmt(x, f".{digits}g", missing="nan")
 
 
 @dataclass(frozen=True)
@@ -72,6 +68,11 @@ class Check:
         Why a row differs or is not comparable; shown in the table.
     passed : bool or None
         For qualitative rows: whether our computation confirms the claim.
+    below : float or None
+        Show ``ours`` as the bound ``"< below"`` (a rounding-level value; :mod:`assocmem.display`).
+        By default a row whose absolute ``tol`` is at most :data:`ROUNDING_LEVEL` shows a value
+        within ``tol`` of a source value of 0 as ``"< tol"``. The verdict always uses the
+        unrounded value.
     """
 
     claim: str
@@ -83,6 +84,7 @@ class Check:
     expect: Verdict = "reproduced"
     note: str = ""
     passed: bool | None = None
+    below: float | None = None
 
     def __post_init__(self) -> None:
         if self.expect not in _VERDICTS:
@@ -95,6 +97,22 @@ class Check:
                 f"check {self.claim!r}: a numeric comparison needs numeric seed/ours and a tol; "
                 "a qualitative one needs passed=True/False"
             )
+
+    def display(self, digits: int) -> str:
+        """``ours`` at ``digits`` significant digits, or as its rounding-level bound."""
+        if self.below is not None:
+            return fmt(self.ours, below=self.below)
+        if (
+            isinstance(self.ours, float)
+            and isinstance(self.seed, (int, float))
+            and self.seed == 0
+            and self.tol is not None
+            and not self.relative
+            and self.tol <= ROUNDING_LEVEL
+            and abs(self.ours) < self.tol
+        ):
+            return fmt(self.ours, below=self.tol)
+        return _fmt(self.ours, digits)
 
     @property
     def error(self) -> float | None:
@@ -157,7 +175,7 @@ class ReproductionTable:
                     "claim": r.claim,
                     "source": r.source,
                     "source says": _fmt(r.seed, self.digits),
-                    "ours": _fmt(r.ours, self.digits),
+                    "ours": r.display(self.digits),
                     "tolerance": tol,
                     "verdict": r.verdict + (f": {r.note}" if r.note else ""),
                 }
@@ -175,7 +193,7 @@ class ReproductionTable:
         bad = self.failures()
         if bad:
             lines = [
-                f"  {r.claim}: source says {_fmt(r.seed, self.digits)}, ours {_fmt(r.ours, self.digits)}, "
+                f"  {r.claim}: source says {_fmt(r.seed, self.digits)}, ours {r.ours!r}, "
                 f"tol {r.tol}, verdict {r.verdict!r}, expected {r.expect!r}"
                 for r in bad
             ]

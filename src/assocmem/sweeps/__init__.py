@@ -16,9 +16,11 @@ store       the results store: atomic per-point commits, resume, corruption chec
 executors   serial, process pool and Ray executors
 engine      run_sweep, the driver
 search      capacity search: smallest width reaching a target accuracy
+agreement   live rows against stored rows, each result column by a stated rule
 demo        the ``demo`` sweep (Part I's additive memory), the engine's worked example
 """
 
+from .agreement import RowsDisagree, check_rows
 from .config import RESERVED_COLUMNS, Sweep, UnknownNameError, canonical_key, config_to_json, point_seed
 from .engine import SweepError, SweepRun, environment_info, run_sweep
 from .executors import EXECUTORS, Executor, ProcessExecutor, RayExecutor, SerialExecutor, TaskError, make_executor
@@ -37,6 +39,8 @@ from .store import (
 )
 
 __all__ = [
+    "RowsDisagree",
+    "check_rows",
     "RESERVED_COLUMNS",
     "Sweep",
     "UnknownNameError",

@@ -1,0 +1,322 @@
+"""The book's display policy: every number a chapter shows is a fact about the mathematics.
+
+A float computed in float64 carries its last few digits from the machine that computed it: the
+processor's vector width, the BLAS kernel and the number of threads decide how a sum is
+associated, and so its rounding. Those digits differ from one reader's machine to the next, so
+no output of the book may show them. This module is the one place that says how a number is
+shown:
+
+- **Measured quantities** are rounded to the digits the prose uses, with a format
+  specification such as ``".3f"``, ``".2e"`` or ``".1%"`` (:func:`rounded`, :func:`fmt`). The
+  default for tables is four significant digits (:data:`DEFAULT_SPEC`).
+- **Rounding-level quantities** (the residual of an identity, the distance between two code
+  paths that agree up to rounding) are shown as a bound, ``"< 1e-12"``, tied to the tolerance
+  they are checked against (``below=``). A value that is not below its bound raises
+  :class:`RoundingLevelError`: it is then no longer rounding noise, and the chapter must say so.
+- **Glued values** are rounded before they are glued (:func:`glue`), so no full-precision float
+  repr reaches a stored output, and ``{glue:text}`name:.3f``` in the prose shows exactly the digits
+  that were stored.
+- **Tables** are formatted cell by cell (:func:`frame`): no negative zero, no ``nan`` (shown as
+  ``"-"``) and no digits beyond the column's specification.
+
+The comparisons behind a verdict never use these rounded values: a reproduction check compares
+the unrounded numbers (:mod:`assocmem.repro`), and this module only decides what a reader sees.
+
+A contract test (``tests/test_notebooks.py``) scans every committed output for floats with more
+than :data:`MAX_SIGNIFICANT_DIGITS` significant digits, for negative zeros and for unrounded
+rounding-level values; ``make test`` re-executes every chapter under a second floating-point
+configuration to check that what is shown does not depend on the machine.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DEFAULT_SPEC",
+    "MAX_SIGNIFICANT_DIGITS",
+    "RoundingLevelError",
+    "bound_text",
+    "fmt",
+    "formatter",
+    "frame",
+    "glue",
+    "output_problems",
+    "rounded",
+]
+
+#: Four significant digits: what a table shows unless its chapter asks for other digits.
+DEFAULT_SPEC = ".4g"
+
+#: No output of the book shows a float with more significant digits than this. Six is pandas'
+#: default precision; the policy's own default (:data:`DEFAULT_SPEC`) is four.
+MAX_SIGNIFICANT_DIGITS = 6
+
+_SPEC = re.compile(r"^(?P<group>,?)(?:\.(?P<precision>\d+))?(?P<type>[eEfFgG%])$")
+
+
+class RoundingLevelError(AssertionError):
+    """A value shown as a rounding-level bound was not below its bound."""
+
+
+def _number(value) -> float | int:
+    """Python and numpy numbers, 0-d arrays and 0-d tensors as a plain ``int`` or ``float``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"expected a number, got the boolean {value!r}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if getattr(value, "ndim", None) == 0 and callable(getattr(value, "item", None)):
+        return _number(value.item())
+    raise TypeError(f"expected a real number, got {type(value).__name__}")
+
+
+def _parse(spec: str) -> re.Match:
+    m = _SPEC.match(spec)
+    if m is None:
+        raise ValueError(
+            f"spec must be a float format such as '.3f', '.2e', '.4g', ',.0f' or '.1%', got {spec!r}"
+        )
+    return m
+
+
+def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
+    """``value`` rounded to exactly the digits that ``format(value, spec)`` shows.
+
+    The result is the float nearest the decimal that the format prints, so formatting it again
+    with ``spec`` (as ``{glue:text}`name:spec``` does in the prose) prints the same digits, and
+    its repr has no digits beyond them. Integers are returned unchanged.
+
+    Parameters
+    ----------
+    value : int, float, numpy scalar, 0-d numpy array or 0-d torch tensor
+    spec : str, default ``".4g"``
+        A float format specification of types ``e``, ``f``, ``g`` or ``%``, optionally with
+        ``,`` grouping (``".3f"``, ``".2e"``, ``",.0f"``, ``".1%"``).
+
+    Returns
+    -------
+    float or int
+        ``nan`` and ``±inf`` pass through; ``-0.0`` (a negative number rounded to zero) becomes
+        ``0.0``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (booleans are refused).
+    ValueError
+        If ``spec`` is not a float format of the kinds above.
+
+    Examples
+    --------
+    >>> rounded(2.7320508075688776, ".3f")
+    2.732
+    >>> rounded(0.043147364889304214, ".1%")
+    0.043
+    """
+    x = _number(value)
+    m = _parse(spec)
+    if isinstance(x, int) or not math.isfinite(x):
+        return x
+    text = format(x, spec).replace(",", "")
+    out = float(text[:-1]) / 100 if m["type"] == "%" else float(text)
+    if m["type"] == "%":
+        # float(text) / 100 may land one ulp off the decimal; the repr of the nearest float to
+        # the decimal string is what we want.
+        digits = len(text[:-1].split(".")[1]) if "." in text else 0
+        out = round(out, digits + 2)
+    return out + 0.0  # -0.0 + 0.0 is +0.0
+
+
+def bound_text(bound: float) -> str:
+    """``"< 1e-12"``: the bound a rounding-level value is shown as.
+
+    The bound is printed with the fewest significant digits (up to three) that do not round it
+    down, so the displayed claim ``|x| < bound`` is never stronger than the one checked.
+    """
+    b = float(_number(bound))
+    if not (b > 0 and math.isfinite(b)):
+        raise ValueError(f"a rounding-level bound must be a positive finite number, got {bound!r}")
+    for digits in range(1, 4):
+        text = f"{b:.{digits - 1}e}"
+        if float(text) >= b:
+            break
+    mantissa, exponent = text.split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"< {mantissa}e{int(exponent)}"
+
+
+def _check_below(x: float, bound: float) -> None:
+    if math.isnan(x) or not abs(x) < bound:
+        raise RoundingLevelError(
+            f"{x!r} is shown as rounding level ({bound_text(bound)}) but is not below the bound; "
+            "the value is no longer rounding noise"
+        )
+
+
+def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing: str = "-") -> str:
+    """One number as the book shows it.
+
+    Parameters
+    ----------
+    value : number, 0-d array or tensor, str or None
+        Strings pass through unchanged; ``None`` and NaN (``pd.NA`` too) print as ``missing``.
+    spec : str, default ``".4g"``
+        Format specification for floats (see :func:`rounded`). Integers print with thousands
+        separators unless they exceed 15 digits, where ``spec`` (in ``e`` form) is used.
+    below : float, optional
+        Show the value as the bound ``"< below"``: for rounding-level quantities.
+    missing : str, default ``"-"``
+
+    Raises
+    ------
+    RoundingLevelError
+        If ``below`` is given and ``|value|`` is not below it.
+    """
+    if value is None or value is pd.NA or isinstance(value, str):
+        return missing if value is None or value is pd.NA else value
+    x = _number(value)
+    if below is not None:
+        _check_below(float(x), below)
+        return bound_text(below)
+    if isinstance(x, int):
+        return f"{x:,}" if abs(x) < 10**15 else format(float(x), ".3e")
+    if math.isnan(x):
+        return missing
+    r = rounded(x, spec)
+    text = format(r, spec)
+    return "0" if _is_negative_zero_text(text) else text
+
+
+def _is_negative_zero_text(text: str) -> bool:
+    return text.startswith("-") and not any(c in "123456789" for c in text.split("e")[0])
+
+
+def glue(name: str, value, spec: str | None = None, *, below: float | None = None) -> None:
+    """Glue ``value`` into the chapter (MyST-NB), rounded to the digits the prose shows.
+
+    Use the same ``spec`` in the prose reference (``{glue:text}`name:.3f```) or none there.
+    ``spec`` is required for floats; integers, strings and booleans are glued as they are.
+
+    Parameters
+    ----------
+    name : str
+        The glue key.
+    value : number, 0-d array or tensor, str or bool
+    spec : str, optional
+        Float format specification (see :func:`rounded`).
+    below : float, optional
+        For a rounding-level quantity: glue the string ``"< below"`` instead of the value
+        (checked: raises :class:`RoundingLevelError` if ``|value|`` is not below it).
+
+    Raises
+    ------
+    TypeError
+        If a float is glued without ``spec`` (its full repr would carry machine digits).
+    """
+    from myst_nb import glue as _glue  # the book's toolchain; the rest of the module needs only pandas
+
+    if below is not None:
+        out: object = fmt(value, below=below)
+    elif isinstance(value, (str, bool, np.bool_)):
+        out = value if isinstance(value, str) else bool(value)
+    else:
+        x = _number(value)
+        if isinstance(x, float) and spec is None:
+            raise TypeError(f"glue {name!r}: a float needs spec= (the digits the prose shows)")
+        out = x if isinstance(x, int) else rounded(x, spec)
+    _glue(name, out, display=False)
+
+
+def frame(
+    df: pd.DataFrame,
+    spec: str | Mapping[str, str] = DEFAULT_SPEC,
+    *,
+    below: Mapping[str, float] | None = None,
+    missing: str = "-",
+    index: bool = False,
+) -> pd.DataFrame:
+    """A table for display: every number formatted by :func:`fmt`, as strings.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    spec : str or mapping of column -> str, default ``".4g"``
+        One specification for every float column, or one per column (columns not named get
+        :data:`DEFAULT_SPEC`).
+    below : mapping of column -> float, optional
+        Columns of rounding-level quantities, each shown as its bound (checked per cell).
+    missing : str, default ``"-"``
+        What NaN, ``None`` and ``pd.NA`` show as.
+    index : bool, default False
+        Keep the index as leading columns (``reset_index``); otherwise it is dropped unless it
+        carries names, in which case it is kept as columns too.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Of strings, with a plain ``RangeIndex``.
+    """
+    below = dict(below or {})
+    if index or any(n is not None for n in df.index.names):
+        df = df.reset_index()
+    else:
+        df = df.reset_index(drop=True)
+    out = {}
+    for col in df.columns:
+        col_spec = spec.get(col, DEFAULT_SPEC) if isinstance(spec, Mapping) else spec
+        bound = below.get(col)
+        out[col] = [_cell(v, col_spec, bound, missing) for v in df[col].tolist()]
+    return pd.DataFrame(out, columns=df.columns)
+
+
+def _cell(v, spec: str, bound: float | None, missing: str) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "yes" if v else "no"
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+        return missing
+    if isinstance(v, (numbers.Real, np.generic)) and not isinstance(v, str):
+        return fmt(v, spec, below=bound, missing=missing)
+    return str(v)
+
+
+def formatter(spec: str = DEFAULT_SPEC) -> Callable[[object], str]:
+    """``fmt`` with a fixed ``spec``, for ``Series.map`` and pandas' ``formatters=``."""
+    return lambda v: fmt(v, spec)
+
+
+_FLOAT_TEXT = re.compile(r"(?<![\w.])-?(?P<int>\d[\d,]*)?\.(?P<frac>\d+)(?:[eE](?P<exp>[-+]?\d+))?(?![\w.])")
+_NEGATIVE_ZERO = re.compile(r"(?<![\w.])-0(?:\.0+)?(?:[eE][-+]?\d+)?(?![\w.])")
+#: Exponent at or below which a float printed with more than one significant digit is taken for
+#: rounding noise of an O(1) float64 computation (the unit roundoff is 1.1e-16).
+ROUNDING_EXPONENT = -13
+
+
+def output_problems(text: str) -> list[str]:
+    """What in an output ``text`` breaks the display policy (empty when nothing does).
+
+    Three things are reported: a float literal with more than :data:`MAX_SIGNIFICANT_DIGITS`
+    significant digits; a negative zero (``-0``, ``-0.000``); and a float of magnitude below
+    ``10**ROUNDING_EXPONENT`` printed with more than one significant digit (``4.441e-16``: the
+    digits of rounding noise, which a bound such as ``< 1e-12`` should replace). Integers,
+    version strings (``2.13.0``) and hexadecimal addresses are not floats here.
+    """
+    problems = []
+    for m in _FLOAT_TEXT.finditer(text):
+        mantissa = ((m["int"] or "").replace(",", "") + m["frac"]).lstrip("0").rstrip("0")
+        digits = len(mantissa)
+        if digits > MAX_SIGNIFICANT_DIGITS:
+            problems.append(f"{m[0]!r}: {digits} significant digits (at most {MAX_SIGNIFICANT_DIGITS})")
+        elif digits > 1 and m["exp"] is not None:
+            value = abs(float(m[0].replace(",", "")))
+            if 0 < value < 10.0**ROUNDING_EXPONENT:
+                problems.append(f"{m[0]!r}: rounding-level digits (show a bound, e.g. '< 1e-12')")
+    problems.extend(f"{m[0]!r}: negative zero" for m in _NEGATIVE_ZERO.finditer(text))
+    return problems

@@ -1,0 +1,175 @@
+"""Live rows against stored rows: the assertion behind "the live run recomputes the stored one".
+
+A chapter that plots a stored sweep also reruns its ``quick`` preset and checks that the live
+rows agree with the stored ones where they overlap. The live run is on the reader's machine and
+the stored one on ours, so the two can differ in the last digits of every float (another BLAS
+kernel, another thread count), and an outcome decided by a threshold (an argmax, a convergence
+test, a capacity search's verdict at one width) can flip when a rounding difference meets a
+near-tie. :func:`check_rows` therefore compares each result column by its own stated rule:
+
+- a **continuous** column within an absolute tolerance (``tolerances``), justified by the chapter
+  (float64 rounding amplified by the computation);
+- a **discrete** column (``max_changed``) by the number of rows whose value changed, which may
+  not exceed a stated bound;
+- an **exact** column (``exact``: integers from exact arithmetic, labels) equal in every row.
+
+Every result column must be named in one of the three, so that no column goes unchecked. The
+check raises :class:`RowsDisagree`; it never returns a printed ``True``/``False``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["RowsDisagree", "check_rows"]
+
+_SKIP = ("wall_time_s",)
+
+
+class RowsDisagree(AssertionError):
+    """Live rows differ from the stored rows beyond the stated tolerances."""
+
+
+def check_rows(
+    live: pd.DataFrame,
+    stored: pd.DataFrame,
+    keys: Sequence[str],
+    *,
+    tolerances: Mapping[str, float] | None = None,
+    max_changed: Mapping[str, int] | None = None,
+    exact: Iterable[str] = (),
+    ignore: Iterable[str] = _SKIP,
+    what: str = "live rows",
+) -> pd.DataFrame:
+    """Assert that ``live`` agrees with ``stored`` on the rows they share; return the summary.
+
+    Rows are matched on ``keys``; every live row must have a stored partner. NaN in the same
+    place on both sides counts as equal (a value that does not exist, such as a gap against a
+    rule that was not run); NaN on one side only is a difference.
+
+    Parameters
+    ----------
+    live, stored : pandas.DataFrame
+        Rows of the same sweep; ``stored`` may cover more points than ``live``.
+    keys : sequence of str
+        The point columns that identify a row.
+    tolerances : mapping of column -> float, optional
+        Continuous columns and their absolute tolerances, ``|live - stored| <= tol``.
+    max_changed : mapping of column -> int, optional
+        Discrete columns and how many shared rows may differ in them.
+    exact : iterable of str
+        Columns that must be equal in every shared row.
+    ignore : iterable of str, default ``("wall_time_s",)``
+        Columns not compared (wall-clock times).
+    what : str
+        What is compared, for the error message.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per compared column: ``column``, ``rule`` (``"|diff| <= tol"``,
+        ``"rows changed <= N"`` or ``"equal"``), ``rows`` (shared rows), ``max |diff|`` (NaN
+        for non-numeric columns), ``rows changed``, ``allowed``. Numbers, not display strings:
+        show them with :func:`assocmem.display.frame`.
+
+    Raises
+    ------
+    ValueError
+        If a key or named column is missing, or a result column of ``live`` is named in none of
+        ``tolerances``, ``max_changed``, ``exact`` and ``ignore`` (or in more than one), or a
+        tolerance or bound is negative.
+    RowsDisagree
+        If a live row has no stored partner, or any column breaks its rule.
+    """
+    tolerances = dict(tolerances or {})
+    max_changed = dict(max_changed or {})
+    exact = list(exact)
+    ignore = set(ignore)
+    keys = list(keys)
+    for name, frame in (("live", live), ("stored", stored)):
+        absent = [k for k in keys if k not in frame.columns]
+        if absent:
+            raise ValueError(f"key column(s) {absent} missing from the {name} rows")
+    named = [*tolerances, *max_changed, *exact]
+    twice = sorted({c for c in named if named.count(c) > 1})
+    if twice:
+        raise ValueError(f"column(s) {twice} named under more than one rule")
+    results = [c for c in live.columns if c not in keys and c not in ignore]
+    unnamed = [c for c in results if c not in named]
+    if unnamed:
+        raise ValueError(f"result column(s) {unnamed} have no stated rule (tolerances, max_changed or exact)")
+    for c in named:
+        if c not in live.columns or c not in stored.columns:
+            raise ValueError(f"column {c!r} is missing from the live or the stored rows")
+    for c, tol in tolerances.items():
+        if not (isinstance(tol, (int, float)) and tol >= 0):
+            raise ValueError(f"tolerance of {c!r} must be a non-negative number, got {tol!r}")
+    for c, n in max_changed.items():
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"max_changed of {c!r} must be a non-negative integer, got {n!r}")
+
+    merged = live[keys + named].merge(stored[keys + named], on=keys, how="left",
+                                      suffixes=("_live", "_stored"), indicator=True)
+    missing = int((merged["_merge"] != "both").sum())
+    merged = merged[merged["_merge"] == "both"]
+    records, problems = [], []
+    if missing:
+        problems.append(f"{missing} live row(s) have no stored partner")
+    for col in named:
+        a, b = merged[f"{col}_live"], merged[f"{col}_stored"]
+        changed, max_diff = _changed(a, b)
+        if col in tolerances:
+            tol = float(tolerances[col])
+            rule, allowed = f"|diff| <= {tol:g}", tol
+            ok = max_diff <= tol and not _nan_mismatch(a, b)
+            changed_rows = int(_differs(a, b, tol).sum())
+        elif col in max_changed:
+            rule, allowed = f"rows changed <= {max_changed[col]}", max_changed[col]
+            changed_rows = changed
+            ok = changed <= max_changed[col]
+        else:
+            rule, allowed = "equal", 0
+            changed_rows = changed
+            ok = changed == 0
+        records.append({"column": col, "rule": rule, "rows": len(merged), "max |diff|": max_diff,
+                        "rows changed": changed_rows, "allowed": allowed})
+        if not ok:
+            problems.append(f"{col}: {rule} broken ({changed_rows} row(s) changed, max |diff| {max_diff:.3g})")
+    if problems:
+        raise RowsDisagree(f"{what} disagree with the stored rows:\n  " + "\n  ".join(problems))
+    return pd.DataFrame.from_records(records)
+
+
+def _numeric(s: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+
+
+def _nan_mismatch(a: pd.Series, b: pd.Series) -> bool:
+    return bool((a.isna().to_numpy() != b.isna().to_numpy()).any())
+
+
+def _differs(a: pd.Series, b: pd.Series, tol: float) -> np.ndarray:
+    x, y = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
+    both_nan = np.isnan(x) & np.isnan(y)
+    with np.errstate(invalid="ignore"):
+        return ~both_nan & ~(np.abs(x - y) <= tol)
+
+
+def _changed(a: pd.Series, b: pd.Series) -> tuple[int, float]:
+    """Rows that differ at all, and the largest numeric difference (NaN for non-numeric)."""
+    if _numeric(a) and _numeric(b):
+        x, y = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
+        both_nan = np.isnan(x) & np.isnan(y)
+        diff = np.where(both_nan, 0.0, np.abs(x - y))
+        changed = int(np.count_nonzero(np.nan_to_num(diff, nan=1.0)))
+        finite = diff[np.isfinite(diff)]
+        max_diff = float(finite.max()) if finite.size else (math.inf if changed else 0.0)
+        if np.isnan(diff).any():
+            max_diff = math.inf
+        return changed, max_diff
+    sa, sb = a.astype(str).to_numpy(), b.astype(str).to_numpy()
+    return int((sa != sb).sum()), math.nan
