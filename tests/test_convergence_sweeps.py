@@ -42,16 +42,24 @@ def test_point_summary_equals_the_full_experiment():
     rows = pd.DataFrame(convergence_point(TINY, {"setting": "n=16", "level": 3}, torch.device("cpu")))
     assert len(rows) == len(conv.ALGORITHMS) * len(st.radii)
     sub = full[full["level"] == 3]
+    # The two runs draw the same patterns and queries (keyed streams) but batch them differently
+    # (one level against all levels), so the float32 reads may round differently and the
+    # iteration carries the difference to the final state. A final cosine is then known to a few
+    # hundred float32 units in the last place (u = 6e-8): COS_TOL. The retrieval outcome is a
+    # threshold on that cosine; every final cosine of this setting lies far from the threshold
+    # (checked here), so no rounding can flip an outcome and the fractions agree exactly.
+    COS_TOL = 1e-5
+    assert (sub["cosine"] - TINY.threshold).abs().min() > COS_TOL
     for rec in rows.to_dict("records"):
         cos = sub[(sub["algorithm"] == rec["algorithm"]) & (sub["d"] == rec["d"])]["cosine"]
         assert rec["count"] == len(cos) == st.convergences_per_level
-        assert rec["mean_cosine"] == pytest.approx(cos.mean(), abs=1e-12)
+        assert rec["mean_cosine"] == pytest.approx(cos.mean(), abs=COS_TOL)
         assert rec["retrieved"] == pytest.approx((cos > TINY.threshold).mean(), abs=1e-12)
     # the paired difference against Binary_SDM is what agreement() reports
     agree = conv.agreement(sub, reference="Binary_SDM")
     for rec in agree.to_dict("records"):
         row = rows[(rows["algorithm"] == rec["algorithm"]) & (rows["d"] == rec["d"])].iloc[0]
-        assert row["diff_Binary_SDM"] == pytest.approx(rec["mean_diff"], abs=1e-12)
+        assert row["diff_Binary_SDM"] == pytest.approx(rec["mean_diff"], abs=2 * COS_TOL)
         assert row["agree_Binary_SDM"] == pytest.approx(rec["outcome_agreement"], abs=1e-12)
     own = rows[rows["algorithm"] == "Binary_SDM"]
     assert own["diff_Binary_SDM"].isna().all()

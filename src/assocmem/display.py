@@ -148,6 +148,9 @@ def bound_text(bound: float) -> str:
         text = f"{b:.{digits - 1}e}"
         if float(text) >= b:
             break
+    else:  # three digits round it down: round the third digit up instead
+        exponent = math.floor(math.log10(b))
+        text = f"{math.ceil(b / 10.0**exponent * 100) / 100:.2f}e{exponent}"
     mantissa, exponent = text.split("e")
     mantissa = mantissa.rstrip("0").rstrip(".")
     return f"< {mantissa}e{int(exponent)}"
