@@ -38,7 +38,9 @@ ROUNDING_LEVEL = 1e-6
 
 
 def _fmt(x: object, digits: int) -> str:
-    """A table cell: ``digits`` significant digits, exponent form outside [1e-3, 1e6)."""
+    """A table cell: ``digits`` significant digits, exponent form outside [1e-3, 1e6); None is "-"."""
+    if x is None:
+        return "-"
     if isinstance(x, float) and x != 0 and math.isfinite(x) and not 1e-3 <= abs(x) < 1e6:
         return fmt(x, f".{digits - 1}e")
     return fmt(x, f".{digits}g", missing="nan")
