@@ -58,7 +58,7 @@ DEFAULT_SPEC = ".4g"
 #: default precision; the policy's own default (:data:`DEFAULT_SPEC`) is four.
 MAX_SIGNIFICANT_DIGITS = 6
 
-_SPEC = re.compile(r"^(?P<group>,?)(?:\.(?P<precision>\d+))?(?P<type>[eEfFgG%])$")
+_SPEC = re.compile(r"^(?P<sign>[+ ]?)(?P<group>,?)(?:\.(?P<precision>\d+))?(?P<type>[eEfFgG%])$")
 
 
 class RoundingLevelError(AssertionError):
@@ -98,8 +98,8 @@ def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
     ----------
     value : int, float, numpy scalar, 0-d numpy array or 0-d torch tensor
     spec : str, default ``".4g"``
-        A float format specification of types ``e``, ``f``, ``g`` or ``%``, optionally with
-        ``,`` grouping (``".3f"``, ``".2e"``, ``",.0f"``, ``".1%"``).
+        A float format specification of types ``e``, ``f``, ``g`` or ``%``, optionally with a
+        ``+`` sign and ``,`` grouping (``".3f"``, ``"+.2f"``, ``".2e"``, ``",.0f"``, ``".1%"``).
 
     Returns
     -------
@@ -125,7 +125,7 @@ def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
     m = _parse(spec)
     if isinstance(x, int) or not math.isfinite(x):
         return x
-    text = format(x, spec).replace(",", "")
+    text = format(x, spec).replace(",", "").lstrip("+ ")
     out = float(text[:-1]) / 100 if m["type"] == "%" else float(text)
     if m["type"] == "%":
         # float(text) / 100 may land one ulp off the decimal; the repr of the nearest float to
