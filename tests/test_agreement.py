@@ -65,3 +65,12 @@ def test_every_result_column_needs_exactly_one_rule():
         check_rows(_live(), STORED, ["k"], tolerances={"x": -1.0}, exact=["m", "label"])
     with pytest.raises(ValueError, match="max_changed of 'm'"):
         check_rows(_live(), STORED, ["k"], tolerances={"x": 1.0}, max_changed={"m": True}, exact=["label"])
+
+
+def test_missing_text_on_both_sides_is_equal_and_on_one_side_is_a_change():
+    stored = STORED.assign(note=[None, "x", None, "y"])
+    out = check_rows(stored.iloc[:3], stored, ["k"], tolerances={"x": 0.0}, exact=["m", "label", "note"])
+    assert out.set_index("column").loc["note", "rows changed"] == 0
+    with pytest.raises(RowsDisagree, match="note"):
+        check_rows(stored.iloc[:3].assign(note=["z", "x", None]), stored, ["k"], tolerances={"x": 0.0},
+                   exact=["m", "label", "note"])

@@ -171,5 +171,6 @@ def _changed(a: pd.Series, b: pd.Series) -> tuple[int, float]:
         if np.isnan(diff).any():
             max_diff = math.inf
         return changed, max_diff
+    both_missing = (a.isna() & b.isna()).to_numpy()  # absent on both sides: equal
     sa, sb = a.astype(str).to_numpy(), b.astype(str).to_numpy()
-    return int((sa != sb).sum()), math.nan
+    return int(((sa != sb) & ~both_missing).sum()), math.nan
