@@ -36,7 +36,9 @@ parameter alone; the spike direction ``u`` is one per sweep (App. A.3.2: "fixed 
 The module also holds the analysis the chapter needs: fits of the theory curves to a stored sweep
 (:func:`fit_isotropic_sweep`, :func:`fit_spike_sweep`, :func:`fit_noisy_sweep`), the sufficient
 bit count of Theorem B.6 with every constant measured (:func:`theorem_b6_bits`), and the
-agreement check between a live ``quick`` run and the stored rows (:func:`compare_overlap`).
+agreement check between a live ``quick`` run and the stored rows (:func:`live_check`,
+:func:`compare_overlap`: :func:`assocmem.sweeps.check_rows` with one stated rule per result
+column, :func:`agreement_rules`).
 
 References
 ----------
@@ -89,6 +91,12 @@ __all__ = [
     "noisy_curvature",
     "smallest_noisy_constant",
     "log2_slope",
+    "EXACT_COLUMNS",
+    "THRESHOLD_COLUMNS",
+    "MAX_CHANGED_ROWS",
+    "ROUNDING_TOL",
+    "COLUMN_TOL",
+    "agreement_rules",
     "compare_overlap",
     "live_check",
     "STORED_PRESET",
@@ -836,15 +844,121 @@ def log2_slope(x, y) -> float:
 STORED_PRESET = {name: ("cpu" if name == "margin_bits" else "paper") for name in MARGIN_SWEEPS}
 
 
+#: Result columns set by the config with no arithmetic (sizes, labels, seeds), and Theorem B.6's bit
+#: count, an integer ceiling whose condition holds and fails one bit below with a relative slack
+#: far above float64 rounding in every stored row: compared for equality.
+EXACT_COLUMNS = ("kernel", "d", "F", "m", "P", "seed", "bits_b6")
+#: Result columns decided by the sign of a margin (a fact's, or a quantised model's), which a
+#: rounding difference could flip if that margin were within rounding of zero: at most
+#: :data:`MAX_CHANGED_ROWS` rows of a sweep may differ in each.
+THRESHOLD_COLUMNS = ("frac_positive", "bits_min", "bits_stable", "nonmonotone")
+MAX_CHANGED_ROWS = 1
+#: Every other result column is a float64 computation: ``|live - stored| <= ROUNDING_TOL * s``, with
+#: ``s`` the column's largest stored ``|value|`` rounded up to a power of ten (1 for a zero column).
+ROUNDING_TOL = 1e-9
+#: Columns with their own absolute tolerance. ``margin_b6_ratio`` is a margin after quantising to
+#: ``bits_b6`` bits, where a weight within rounding of a level boundary may land in the
+#: neighbouring level; by Lemmas B.4-B.5 each such weight moves the ratio by at most
+#: ``1 / sqrt(P)`` (below 0.0063 for every stored ``P``).
+COLUMN_TOL = {"margin_b6_ratio": 1e-2}
+
+
+def _power_of_ten_scale(values: pd.Series) -> float:
+    """The largest finite ``|value|`` rounded up to a power of ten; 1 for a column of zeros or NaN."""
+    x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    x = np.abs(x[np.isfinite(x)])
+    top = float(x.max()) if x.size else 0.0
+    return 10.0 ** math.ceil(math.log10(top)) if top > 0 else 1.0
+
+
+def agreement_rules(stored: pd.DataFrame, columns: Sequence[str]) -> dict:
+    """The rule of each result column in ``columns``: keyword arguments of :func:`~assocmem.sweeps.check_rows`.
+
+    Columns of :data:`EXACT_COLUMNS` go to ``exact``, those of :data:`THRESHOLD_COLUMNS` to
+    ``max_changed`` (:data:`MAX_CHANGED_ROWS` each), those of :data:`COLUMN_TOL` get their own
+    tolerance, and every other column the rounding tolerance ``ROUNDING_TOL * s`` with ``s`` the
+    power of ten at or above its largest stored ``|value|``. The engine's ``wall_time_s`` is not
+    a result.
+
+    Parameters
+    ----------
+    stored : pandas.DataFrame
+        The stored rows (they set each column's scale, so the rule is the same on every machine).
+    columns : sequence of str
+        The result columns (the live frame's columns less the point keys).
+
+    Returns
+    -------
+    dict
+        ``{"tolerances": {...}, "max_changed": {...}, "exact": [...]}``.
+    """
+    tolerances, max_changed, exact = {}, {}, []
+    for col in columns:
+        if col == "wall_time_s":
+            continue
+        if col in EXACT_COLUMNS:
+            exact.append(col)
+        elif col in THRESHOLD_COLUMNS:
+            max_changed[col] = MAX_CHANGED_ROWS
+        elif col in COLUMN_TOL:
+            tolerances[col] = COLUMN_TOL[col]
+        else:
+            tolerances[col] = ROUNDING_TOL * _power_of_ten_scale(stored[col]) if col in stored else ROUNDING_TOL
+    return {"tolerances": tolerances, "max_changed": max_changed, "exact": exact}
+
+
+def compare_overlap(live: pd.DataFrame, stored: pd.DataFrame, keys: Sequence[str], *,
+                    what: str = "live rows") -> pd.DataFrame:
+    """Assert that a live run agrees with stored rows on the grid points they share.
+
+    Each result column is compared by its rule (:func:`agreement_rules`) with
+    :func:`assocmem.sweeps.check_rows`, the book's one comparison of live against stored rows.
+
+    Parameters
+    ----------
+    live, stored : pandas.DataFrame
+        Rows of the same sweep (e.g. a ``quick`` run and the stored ``paper`` preset).
+    keys : sequence of str
+        The point columns that identify a row (e.g. ``["F", "rep"]``).
+    what : str
+        What is compared, for the error message.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`~assocmem.sweeps.check_rows`' summary: one row per result column, with ``column``,
+        ``rule``, ``rows``, ``max |diff|``, ``rows changed`` and ``allowed``; and ``kind``, the
+        rule in words that do not depend on the column's scale (``"equal"``, ``"at most 1 row
+        changed"``, ``"|diff| <= 1e-09 x scale"`` or a column's own ``"|diff| <= tol"``).
+
+    Raises
+    ------
+    assocmem.sweeps.RowsDisagree
+        If a live row has no stored partner or a column breaks its rule.
+    """
+    from .agreement import check_rows
+
+    columns = [c for c in live.columns if c not in keys]
+    rules = agreement_rules(stored, columns)
+    summary = check_rows(live, stored, keys, what=what, **rules)
+    kind = {c: "equal" for c in rules["exact"]}
+    kind.update({c: f"at most {n} row{'s' if n != 1 else ''} changed" for c, n in rules["max_changed"].items()})
+    kind.update({c: (f"|diff| <= {tol:g}" if c in COLUMN_TOL else f"|diff| <= {ROUNDING_TOL:g} x scale")
+                 for c, tol in rules["tolerances"].items()})
+    return summary.assign(kind=summary["column"].map(kind))
+
+
 def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", device: str = "cpu",
                results_dir=None, num_threads: int | None = 1, seed: int | None = None) -> pd.DataFrame:
-    """Run each sweep's ``preset`` in memory and compare its rows with the stored largest preset.
+    """Run each sweep's ``preset`` in memory and assert that its rows agree with the stored ones.
 
-    The points run serially in this process with ``num_threads`` torch CPU threads (restored
-    afterwards). One thread is the default: the matrices are at most ``2048 x 2048``, where a
-    second thread gains little and, on a machine busy with other work, threads that wait on each
-    other can make the run many times slower; it is also how the stored runs were made (a
-    two-worker process pool gives each worker one thread).
+    The stored preset is the largest one (:data:`STORED_PRESET`); the ``quick`` presets run a
+    strided subset of its grid with the same point seeds, so the live rows must reproduce the
+    stored ones by the rules of :func:`compare_overlap`. The points run serially in this process
+    with ``num_threads`` torch CPU threads (restored afterwards). One thread is the default: the
+    matrices are at most ``2048 x 2048``, where a second thread gains little and, on a machine
+    busy with other work, threads that wait on each other can make the run many times slower; it
+    is also how the stored runs were made (a two-worker process pool gives each worker one thread).
 
     Parameters
     ----------
@@ -859,19 +973,23 @@ def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", devi
         Torch CPU threads during the run; None leaves the setting alone.
     seed : int, optional
         Base seed of the live run; default the preset's (0). With another seed the live points
-        get other seeds than the stored ones, so their values are not expected to agree.
+        are other fact sets, and the check fails (it exists to show that it can).
 
     Returns
     -------
     pandas.DataFrame
-        One row per sweep: ``sweep``, ``stored`` (preset compared with), ``rows`` (live rows),
-        ``shared``, ``missing``, ``max_abs_diff``, ``max_rel_diff``, ``equal_other`` (see
-        :func:`compare_overlap`).
+        One row per sweep and result column: ``sweep``, ``stored`` (the preset compared with)
+        and the columns of :func:`compare_overlap`'s summary.
+
+    Raises
+    ------
+    assocmem.sweeps.RowsDisagree
+        If some sweep's live rows break a rule.
     """
     from .engine import run_sweep
     from .store import load_results
 
-    records = []
+    frames = []
     with torch_threads(num_threads):
         for name in names:
             config = get_sweep(name).config(preset)
@@ -883,56 +1001,11 @@ def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", devi
                                 persist=False, progress=False)
             stored = load_results(name, STORED_PRESET[name], results_dir)
             keys = list(run.provenance["point_columns"])
-            records.append({"sweep": name, "stored": STORED_PRESET[name], "rows": len(run.frame),
-                            **compare_overlap(run.frame, stored, keys)})
-    return pd.DataFrame.from_records(records)
-
-
-def compare_overlap(live: pd.DataFrame, stored: pd.DataFrame, keys: Sequence[str]) -> dict:
-    """Compare a live run with stored rows on the grid points they share.
-
-    Parameters
-    ----------
-    live, stored : pandas.DataFrame
-        Rows of the same sweep (e.g. a ``quick`` run and the stored ``paper`` preset).
-    keys : sequence of str
-        The point columns that identify a row (e.g. ``["F", "rep"]``).
-
-    Returns
-    -------
-    dict
-        ``shared`` (rows matched), ``missing`` (live rows with no stored partner),
-        ``max_abs_diff`` (largest absolute difference over every shared numeric result column,
-        the engine's ``wall_time_s`` excluded), ``max_rel_diff`` (the same relative to
-        ``max(1, |stored|)``), ``equal_other`` (whether the non-numeric columns agree).
-    """
-    skip = set(keys) | {"wall_time_s"}
-    merged = live.merge(stored, on=list(keys), how="left", suffixes=("_live", "_stored"), indicator=True)
-    missing = int((merged["_merge"] != "both").sum())
-    merged = merged[merged["_merge"] == "both"]
-    max_abs = max_rel = 0.0
-    equal_other = True
-    for col in live.columns:
-        if col in skip:
-            continue
-        a, b = merged[f"{col}_live"], merged[f"{col}_stored"]
-        if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b) and not pd.api.types.is_bool_dtype(a):
-            x, y = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
-            if np.any(np.isnan(x) != np.isnan(y)):
-                equal_other = False  # a value present on one side only
-            diff = np.nan_to_num(np.abs(x - y), nan=0.0)  # NaN on either side: judged just above
-            if diff.size:
-                max_abs = max(max_abs, float(diff.max()))
-                max_rel = max(max_rel, float((diff / np.maximum(1.0, np.abs(np.nan_to_num(y)))).max()))
-        else:
-            equal_other = equal_other and bool((a.astype(str).to_numpy() == b.astype(str).to_numpy()).all())
-    return {
-        "shared": len(merged),
-        "missing": missing,
-        "max_abs_diff": max_abs,
-        "max_rel_diff": max_rel,
-        "equal_other": equal_other,
-    }
+            summary = compare_overlap(run.frame, stored, keys,
+                                      what=f"{name}: live {preset} rows against the stored {STORED_PRESET[name]} rows")
+            frames.append(summary.assign(sweep=name, stored=STORED_PRESET[name]))
+    out = pd.concat(frames, ignore_index=True)
+    return out[["sweep", "stored", *[c for c in out.columns if c not in ("sweep", "stored")]]]
 
 
 # --------------------------------------------------------------------------------------------
