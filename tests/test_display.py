@@ -49,7 +49,8 @@ def test_rounded_refuses_non_float_specs(spec):
 def test_bound_text_never_rounds_the_bound_down():
     assert D.bound_text(1e-12) == "< 1e-12"
     assert D.bound_text(1.4e-12) == "< 1.4e-12"
-    assert D.bound_text(2.9e-11) == "< 3e-11"  # rounding up keeps the claim true
+    assert D.bound_text(2.9e-11) == "< 2.9e-11"  # as written, like the tolerance column
+    assert D.bound_text(2.93e-11) == "< 2.93e-11" and D.bound_text(2.9312e-11) == "< 3e-11"
     assert D.bound_text(5e-3) == "< 5e-3"
     for b in (1.23456e-9, 9.99e-7, 3.3e-15):
         shown = float(D.bound_text(b)[2:])

@@ -138,16 +138,19 @@ def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
 def bound_text(bound: float) -> str:
     """``"< 1e-12"``: the bound a rounding-level value is shown as.
 
-    The bound is printed with the fewest significant digits (up to three) that do not round it
-    down, so the displayed claim ``|x| < bound`` is never stronger than the one checked.
+    The bound is printed as written when up to three significant digits give it exactly (so it
+    reads as the row's tolerance does), and otherwise with the fewest digits (up to three) that
+    do not round it down, so the displayed claim ``|x| < bound`` is never stronger than the one
+    checked.
     """
     b = float(_number(bound))
     if not (b > 0 and math.isfinite(b)):
         raise ValueError(f"a rounding-level bound must be a positive finite number, got {bound!r}")
-    for digits in range(1, 4):
-        text = f"{b:.{digits - 1}e}"
-        if float(text) >= b:
-            break
+    texts = [f"{b:.{digits - 1}e}" for digits in range(1, 4)]
+    exact = [t for t in texts if float(t) == b]
+    above = [t for t in texts if float(t) >= b]
+    if exact or above:
+        text = (exact or above)[0]
     else:  # three digits round it down: round the third digit up instead
         exponent = math.floor(math.log10(b))
         text = f"{math.ceil(b / 10.0**exponent * 100) / 100:.2f}e{exponent}"
