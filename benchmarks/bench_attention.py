@@ -21,7 +21,7 @@ import argparse
 import sys
 import time
 
-from assocmem.timing import (
+from assocmem.linear.timing import (
     PRESETS,
     get_preset,
     loglog_slope,

@@ -1,4 +1,4 @@
-"""Wall-clock cost of one whole capacity search (assocmem.sweeps.capacity_sweeps), CPU, float64.
+"""Wall-clock cost of one whole capacity search (assocmem.mlps.capacity_sweeps), CPU, float64.
 
     python benchmarks/bench_capacity_search.py               # threads chosen by a GEMM probe
     python benchmarks/bench_capacity_search.py --threads 1 --repeats 5
@@ -29,8 +29,8 @@ import time
 import torch
 
 from assocmem.sweeps import point_seed
-from assocmem.sweeps.capacity_sweeps import CAPACITY_PRESETS, capacity_fact_set, capacity_search, num_facts
-from assocmem.timing import fastest_thread_count, machine_info
+from assocmem.mlps.capacity_sweeps import CAPACITY_PRESETS, capacity_fact_set, capacity_search, num_facts
+from assocmem.linear.timing import fastest_thread_count, machine_info
 
 
 def case(method: str, d: int, alpha: float, repeats: int, label: str, target: str) -> None:

@@ -1,4 +1,4 @@
-"""Wall-clock cost of the closed-form fact-storing MLPs (assocmem.mlp), CPU, float64.
+"""Wall-clock cost of the closed-form fact-storing MLPs (assocmem.mlps.mlp), CPU, float64.
 
     python benchmarks/bench_mlp.py                 # all three cases, threads chosen by a GEMM probe
     python benchmarks/bench_mlp.py --quick         # skip the large data-dependent case
@@ -7,7 +7,7 @@
 Prints, for the machine it runs on:
 
 1. the whitened sketched-K2 construction (Algorithm 1, full whitening, primal branch) plus its
-   accuracy over every value row (strict argmax, as assocmem.margins.accuracy), at d = 64,
+   accuracy over every value row (strict argmax, as assocmem.mlps.margins.accuracy), at d = 64,
    F = 1024, m = 512 (target < 15 ms; the authors report about 38 ms on two cores). The timed
    pipeline is ``hebbian_mlp(..., return_features=True)`` followed by
    ``accuracy_from_outputs(Phi @ B.T, facts)``: validate the fact set, draw A and G, features,
@@ -37,9 +37,9 @@ import time
 import torch
 from torch.utils import benchmark
 
-from assocmem.facts import make_fact_set
-from assocmem.margins import accuracy, accuracy_from_outputs
-from assocmem.mlp import (
+from assocmem.mlps.facts import make_fact_set
+from assocmem.mlps.margins import accuracy, accuracy_from_outputs
+from assocmem.mlps.mlp import (
     _checked_facts,
     _cholesky,
     _gaussian,
@@ -49,7 +49,7 @@ from assocmem.mlp import (
     data_dependent_mlp,
     hebbian_mlp,
 )
-from assocmem.timing import fastest_thread_count, gemm_rate, machine_info
+from assocmem.linear.timing import fastest_thread_count, gemm_rate, machine_info
 
 
 def timed(stmt, min_run_time: float, **globs) -> tuple[float, float]:
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     threads = fastest_thread_count((1024, 512, 512)) if args.threads == "auto" else int(args.threads)
     torch.set_num_threads(threads)
-    print("# assocmem.mlp construction timing, CPU, float64")
+    print("# assocmem.mlps.mlp construction timing, CPU, float64")
     for key, value in machine_info("cpu", threads, load_average=True).items():
         print(f"#   {key}: {value}")
     print("# wall-clock times: machine-dependent\n")

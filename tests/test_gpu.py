@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from assocmem.attention import linear_attention, softmax_attention
-from assocmem.capacity import read_error_mc
-from assocmem.memory import DeltaRuleMemory, LeastSquaresMemory, OuterProductMemory
+from assocmem.linear.attention import linear_attention, softmax_attention
+from assocmem.linear.capacity import read_error_mc
+from assocmem.linear.memory import DeltaRuleMemory, LeastSquaresMemory, OuterProductMemory
 
 pytestmark = pytest.mark.gpu
 

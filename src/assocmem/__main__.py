@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _list() -> int:
-    from .sweeps import all_sweeps
+    from assocmem.sweeps import all_sweeps
 
     for sw in all_sweeps():
         print(f"{sw.name}: {sw.description}" if sw.description else sw.name)
@@ -62,7 +62,7 @@ def _list() -> int:
 
 
 def _sweep(args, parser: argparse.ArgumentParser) -> int:
-    from .sweeps import ResultsError, SweepError, UnknownNameError, get_sweep, run_sweep
+    from assocmem.sweeps import ResultsError, SweepError, UnknownNameError, get_sweep, run_sweep
 
     if args.list:
         return _list()

@@ -64,7 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._checks import as_int as _as_int
+from assocmem._checks import as_int as _as_int
 
 __all__ = [
     "PREPROCESSING",

@@ -20,7 +20,7 @@ from typing import Literal
 
 import pandas as pd
 
-from .display import fmt
+from assocmem.display import fmt
 
 __all__ = ["Check", "ReproductionError", "ReproductionTable"]
 

@@ -34,11 +34,11 @@ import circle_intersection`` works. ``capacity.capacity`` is exported as ``memor
 that the name ``assocmem.sdm.capacity`` keeps meaning the submodule.
 """
 
-from .capacity import *  # noqa: F401,F403
-from .capacity import __all__ as _capacity_all
-from .geometry import *  # noqa: F401,F403
-from .geometry import __all__ as _geometry_all
-from .read import *  # noqa: F401,F403
-from .read import __all__ as _read_all
+from assocmem.sdm.capacity import *  # noqa: F401,F403
+from assocmem.sdm.capacity import __all__ as _capacity_all
+from assocmem.sdm.geometry import *  # noqa: F401,F403
+from assocmem.sdm.geometry import __all__ as _geometry_all
+from assocmem.sdm.read import *  # noqa: F401,F403
+from assocmem.sdm.read import __all__ as _read_all
 
 __all__ = list(_geometry_all) + list(_read_all) + list(_capacity_all)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import torch
 
-from .._checks import as_int as _as_int
+from assocmem._checks import as_int as _as_int
 
 
 def _as_tensor(x, name: str) -> torch.Tensor:

@@ -78,7 +78,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import optimize, special, stats
 
-from .geometry import (
+from assocmem.sdm.geometry import (
     _check_distance,
     _check_n,
     _check_r,

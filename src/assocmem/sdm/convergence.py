@@ -129,12 +129,12 @@ import pandas as pd
 import torch
 from scipy import stats
 
-from .._checks import as_int as _as_int, lookup
-from ..devices import resolve_device, torch_threads
-from ..progress import progress
-from .capacity import radius_for_fraction
-from .geometry import _check_r, circle_intersection_table, fit_beta, log_cap_intersection
-from .read import NeuronSDM, flip_bits, rotate_to_cosine
+from assocmem._checks import as_int as _as_int, lookup
+from assocmem.devices import resolve_device, torch_threads
+from assocmem.progress import progress
+from assocmem.sdm.capacity import radius_for_fraction
+from assocmem.sdm.geometry import _check_r, circle_intersection_table, fit_beta, log_cap_intersection
+from assocmem.sdm.read import NeuronSDM, flip_bits, rotate_to_cosine
 
 __all__ = [
     # algorithms and read rules
@@ -1978,7 +1978,7 @@ def setting_data(setting: ConvergenceSetting) -> np.ndarray | None:
     """
     if setting.data is None:
         return None
-    from ..datasets import load_digits_patterns
+    from assocmem.datasets import load_digits_patterns
 
     return load_digits_patterns().train
 

@@ -54,8 +54,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import lookup
-from .geometry import analytic_beta, circle_intersection_table, fit_beta
+from assocmem._checks import lookup
+from assocmem.sdm.geometry import analytic_beta, circle_intersection_table, fit_beta
 
 __all__ = [
     "ExponentialPreset",

@@ -64,7 +64,7 @@ from typing import Iterable
 import numpy as np
 from scipy import special, stats
 
-from .._checks import as_int as _as_int
+from assocmem._checks import as_int as _as_int
 
 __all__ = [
     # Hamming balls

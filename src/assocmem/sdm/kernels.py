@@ -68,11 +68,11 @@ import pandas as pd
 import torch
 from scipy import special, stats
 
-from .._checks import as_int as _as_int, lookup
-from ..attention import linear_attention
-from .geometry import cap_fraction, cap_intersection, circle_intersection, circle_intersection_table
-from ._common import _binary, _finish_read, _generator
-from .read import (
+from assocmem._checks import as_int as _as_int, lookup
+from assocmem.linear.attention import linear_attention
+from assocmem.sdm.geometry import cap_fraction, cap_intersection, circle_intersection, circle_intersection_table
+from assocmem.sdm._common import _binary, _finish_read, _generator
+from assocmem.sdm.read import (
     NeuronSDM,
     bipolar,
     flip_bits,
@@ -720,7 +720,7 @@ def sdm_as_linear_attention(query, addresses, pointers, neuron_addresses, d, d_r
 
     the normalised linear attention of Katharopoulos et al. (2020). ``S`` is the neurons' storage
     (``NeuronSDM.storage``) and ``z`` their counters. The numerator and the normaliser are both
-    computed with :func:`assocmem.attention.linear_attention` (non-causal, parallel form), the
+    computed with :func:`assocmem.linear.attention.linear_attention` (non-causal, parallel form), the
     normaliser as linear attention with all-ones values.
 
     Parameters

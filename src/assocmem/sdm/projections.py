@@ -150,10 +150,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .._checks import as_int as _as_int
-from ..devices import resolve_device, torch_threads
-from .convergence import ReadRule, algorithm_spec, make_read_rule, resolve_algorithm
-from .read import rotate_to_cosine
+from assocmem._checks import as_int as _as_int
+from assocmem.devices import resolve_device, torch_threads
+from assocmem.sdm.convergence import ReadRule, algorithm_spec, make_read_rule, resolve_algorithm
+from assocmem.sdm.read import rotate_to_cosine
 
 __all__ = [
     "AUTHORS_BASE_DIM",
@@ -498,7 +498,7 @@ def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, e
     if beta is None:
         if not 2 <= d <= n_out:
             raise ValueError(f"fitting beta needs 2 <= d <= n_out = {n_out}, got d = {d}; pass beta")
-        from .geometry import fit_beta
+        from assocmem.sdm.geometry import fit_beta
 
         beta = fit_beta(n_out, d, convention="authors", intersection="binary").beta
     beta = _as_float(beta, "beta")
@@ -1180,7 +1180,7 @@ def digits_images(seed=0) -> tuple[np.ndarray, np.ndarray]:
     ImportError
         If scikit-learn is missing.
     """
-    from ..datasets import load_digits_patterns
+    from assocmem.datasets import load_digits_patterns
 
     split = load_digits_patterns(seed=seed, preprocessing="center")
     return split.train / 16.0, split.test / 16.0

@@ -57,9 +57,9 @@ from numbers import Integral, Real
 import torch
 from torch import nn
 
-from ..devices import resolve_device
-from ._common import _as_int, _as_tensor, _binary, _finish_read, _generator, _majority
-from .geometry import circle_intersection_table
+from assocmem.devices import resolve_device
+from assocmem.sdm._common import _as_int, _as_tensor, _binary, _finish_read, _generator, _majority
+from assocmem.sdm.geometry import circle_intersection_table
 
 __all__ = [
     # distances and the binary-to-sphere map

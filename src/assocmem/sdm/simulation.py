@@ -60,8 +60,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from .._checks import lookup
-from .geometry import _as_int, _check_distance, _check_n, ball_size, circle_intersection_table
+from assocmem._checks import lookup
+from assocmem.sdm.geometry import _as_int, _check_distance, _check_n, ball_size, circle_intersection_table
 
 __all__ = [
     "FIG16",

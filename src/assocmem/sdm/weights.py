@@ -53,8 +53,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from .._checks import lookup
-from .geometry import (
+from assocmem._checks import lookup
+from assocmem.sdm.geometry import (
     _as_int,
     _check_distance,
     _check_n,

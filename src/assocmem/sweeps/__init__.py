@@ -20,13 +20,13 @@ agreement   live rows against stored rows, each result column by a stated rule
 demo        the ``demo`` sweep (Part I's additive memory), the engine's worked example
 """
 
-from .agreement import RowsDisagree, check_rows
-from .config import RESERVED_COLUMNS, Sweep, UnknownNameError, canonical_key, config_to_json, point_seed
-from .engine import SweepError, SweepRun, environment_info, run_sweep
-from .executors import EXECUTORS, Executor, ProcessExecutor, RayExecutor, SerialExecutor, TaskError, make_executor
-from .registry import SWEEP_MODULES, all_sweeps, get_sweep, register_sweep, sweep_names, unregister_sweep
-from .search import SearchResult, smallest_width
-from .store import (
+from assocmem.sweeps.agreement import RowsDisagree, check_rows
+from assocmem.sweeps.config import RESERVED_COLUMNS, Sweep, UnknownNameError, canonical_key, config_to_json, point_seed
+from assocmem.sweeps.engine import SweepError, SweepRun, environment_info, run_sweep
+from assocmem.sweeps.executors import EXECUTORS, Executor, ProcessExecutor, RayExecutor, SerialExecutor, TaskError, make_executor
+from assocmem.sweeps.registry import SWEEP_MODULES, all_sweeps, get_sweep, register_sweep, sweep_names, unregister_sweep
+from assocmem.sweeps.search import SearchResult, smallest_width
+from assocmem.sweeps.store import (
     ConfigMismatchError,
     CorruptResultsError,
     ResultsError,

@@ -24,12 +24,12 @@ from typing import Any
 
 import pandas as pd
 
-from ..devices import resolve_device
-from ..progress import progress as progress_bar
-from .config import RESERVED_COLUMNS, Sweep, _scalar, canonical_key, config_to_json, point_seed
-from .executors import Executor, TaskError, make_executor
-from .registry import get_sweep
-from .store import SCHEMA, ResultsStore, format_line, format_value
+from assocmem.devices import resolve_device
+from assocmem.progress import progress as progress_bar
+from assocmem.sweeps.config import RESERVED_COLUMNS, Sweep, _scalar, canonical_key, config_to_json, point_seed
+from assocmem.sweeps.executors import Executor, TaskError, make_executor
+from assocmem.sweeps.registry import get_sweep
+from assocmem.sweeps.store import SCHEMA, ResultsStore, format_line, format_value
 
 __all__ = ["SweepError", "SweepRun", "run_sweep", "execute_point", "environment_info"]
 
@@ -99,7 +99,7 @@ def environment_info(devices: list[str] | None = None) -> dict:
     import scipy
     import torch
 
-    from .. import __version__
+    from assocmem import __version__
 
     versions = {
         "assocmem": __version__,

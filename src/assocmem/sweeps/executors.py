@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
-from ..devices import resolve_device
+from assocmem.devices import resolve_device
 
 __all__ = ["EXECUTORS", "TaskError", "Executor", "SerialExecutor", "ProcessExecutor", "RayExecutor", "make_executor"]
 

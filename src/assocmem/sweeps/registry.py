@@ -2,11 +2,11 @@
 
 A module defines its config dataclass, presets, ``points`` and ``run_point`` and calls
 :func:`register_sweep` at import time. The first time a sweep is looked up, the registry imports
-every module in :data:`SWEEP_MODULES` and every module of this package whose name ends in
-``_sweeps`` (``assocmem/sweeps/capacity_sweeps.py``, say), so ``python -m assocmem sweep NAME``
-finds sweeps without the CLI importing the chapters' libraries itself. To add a sweep, register
-it in a module ``assocmem/sweeps/<topic>_sweeps.py``; a module elsewhere goes in
-:data:`SWEEP_MODULES`.
+every module of the library whose name ends in ``_sweeps`` (each Part keeps its sweeps beside
+its science: ``assocmem/mlps/capacity_sweeps.py``, ``assocmem/sdm/convergence_sweeps.py``), plus
+any module listed in :data:`SWEEP_MODULES`, so ``python -m assocmem sweep NAME`` finds sweeps
+without this floor package naming the Parts. To add a sweep, register it in a module
+``<part>/<topic>_sweeps.py``; a module outside the library goes in :data:`SWEEP_MODULES`.
 """
 
 from __future__ import annotations
@@ -16,23 +16,29 @@ import pkgutil
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .config import Sweep, UnknownNameError
+from assocmem.sweeps.config import Sweep, UnknownNameError
 
 __all__ = ["SWEEP_MODULES", "register_sweep", "unregister_sweep", "get_sweep", "sweep_names", "all_sweeps"]
 
-#: Modules whose import registers sweeps; imported on the first lookup.
-SWEEP_MODULES: tuple[str, ...] = ("assocmem.sweeps.demo",)
+#: Extra modules whose import registers sweeps (beyond the library's ``*_sweeps`` modules);
+#: imported on the first lookup.
+SWEEP_MODULES: tuple[str, ...] = ()
 
 _SWEEPS: dict[str, Sweep] = {}
 _loaded = False
 
 
 def _discovered() -> list[str]:
-    """The ``assocmem.sweeps.*_sweeps`` modules, sorted by name."""
-    package = importlib.import_module(__package__)
-    return sorted(
-        f"{__package__}.{info.name}" for info in pkgutil.iter_modules(package.__path__) if info.name.endswith("_sweeps")
-    )
+    """The library's ``*_sweeps`` modules (one level below each package), sorted by name."""
+    root = importlib.import_module(__package__.split(".")[0])
+    found = []
+    for pkg in pkgutil.iter_modules(root.__path__):
+        if not pkg.ispkg:
+            continue
+        package = importlib.import_module(f"{root.__name__}.{pkg.name}")
+        found += [f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
+                  if info.name.endswith("_sweeps")]
+    return sorted(found)
 
 
 def _load() -> None:

@@ -728,7 +728,7 @@ def read_provenance(sweep: str, preset: str, results_dir: str | os.PathLike | No
 
 def _how_to_compute(sweep: str, preset: str) -> str:
     """The advice of a missing-results error: the command to run, or that the sweep is unknown."""
-    from .registry import sweep_names  # here, not at import time: the registry imports the sweeps
+    from assocmem.sweeps.registry import sweep_names  # here, not at import time: the registry imports the sweeps
 
     try:
         names = sweep_names()
@@ -831,8 +831,8 @@ def load_largest_results(sweep: str, presets=("paper", "cpu"), results_dir: str 
     UnknownNameError
         If ``sweep`` is not registered or a preset does not exist.
     """
-    from .config import config_to_json
-    from .registry import get_sweep  # here, not at import time: the registry imports the sweeps
+    from assocmem.sweeps.config import config_to_json
+    from assocmem.sweeps.registry import get_sweep  # here, not at import time: the registry imports the sweeps
 
     sw = get_sweep(sweep)
     for preset in presets:

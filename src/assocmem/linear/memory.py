@@ -1,0 +1,684 @@
+"""Matrix memories: a state ``S`` of shape ``(d_v, d_k)`` written with key-value pairs, read by ``S q``.
+
+Three ways to fill the same matrix, as in the seed "How much can a matrix remember?" (Part I):
+
+* :class:`OuterProductMemory`: additive (Hebbian, correlation-matrix) memory
+  ``S = sum_i v_i k_i^T``, the state of unnormalised linear attention (seed §3, §5;
+  Kohonen 1972; Anderson 1972; Katharopoulos et al. 2020).
+* :class:`LeastSquaresMemory`: the optimal linear associative memory ``S* = V K^+``, which for
+  linearly independent keys is ``V G^{-1} K^T`` and stores each value under the dual vector of its
+  key (seed §6; Kohonen & Ruohonen 1973).
+* :class:`DeltaRuleMemory`: the Widrow-Hoff / DeltaNet update
+  ``S_t = S_{t-1} + beta (v_t - S_{t-1} k_t) k_t^T``, online gradient descent on
+  ``||S K - V||_F^2`` (Widrow & Hoff 1960; Schlag, Irie & Schmidhuber 2021).
+
+Shape convention
+----------------
+The seed stacks keys and values as *columns*, ``K = [k_1 ... k_n]`` of shape ``(d_k, n)`` and
+``V = [v_1 ... v_n]`` of shape ``(d_v, n)``. This module takes them as *rows*, like a data matrix:
+``keys`` is ``(n, d_k)`` (``= K^T``) and ``values`` is ``(n, d_v)`` (``= V^T``). The conversion
+happens once, at the ``write``/``read`` boundary; the state ``S`` itself is stored exactly as in
+the seed, ``(d_v, d_k)``, so that a read is ``S q``.
+
+References
+----------
+Anderson, J. A. (1972). A simple neural network generating an interactive memory.
+Kohonen, T. (1972). Correlation matrix memories. IEEE Trans. Computers C-21(4).
+Kohonen, T., & Ruohonen, M. (1973). Representation of associated data by matrix operators.
+Katharopoulos, A., et al. (2020). Transformers are RNNs. ICML.
+Schlag, I., Irie, K., & Schmidhuber, J. (2021). Linear transformers are secretly fast weight
+programmers. ICML.
+Widrow, B., & Hoff, M. E. (1960). Adaptive switching circuits. IRE WESCON Convention Record.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import torch
+from torch import nn
+
+from assocmem.devices import resolve_device
+
+__all__ = [
+    "MatrixMemory",
+    "OuterProductMemory",
+    "LeastSquaresMemory",
+    "DeltaRuleMemory",
+    "gram_matrix",
+]
+
+#: Tolerance on ``| ||k_i|| - 1 |`` used by ``write(..., require_unit_keys=True)``.
+UNIT_KEY_TOL = 1e-6
+
+
+def _shape(x: torch.Tensor) -> tuple[int, ...]:
+    return tuple(x.shape)
+
+
+def _check_positive_int(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
+def _floating_dtype(dtype) -> torch.dtype:
+    """Resolve ``dtype`` (a ``torch.dtype`` or its name, e.g. ``"float64"``) to a floating dtype."""
+    if isinstance(dtype, str):
+        resolved = getattr(torch, dtype.removeprefix("torch."), None)
+        if not isinstance(resolved, torch.dtype):
+            raise ValueError(
+                f"dtype {dtype!r} does not name a torch dtype; pass e.g. torch.float64 or 'float64'"
+            )
+        dtype = resolved
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(
+            "dtype must be a torch.dtype or the name of one (e.g. torch.float64 or 'float64'); "
+            f"got {type(dtype).__name__} {dtype!r}"
+        )
+    if not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point dtype; got {dtype}")
+    return dtype
+
+
+def gram_matrix(keys: torch.Tensor) -> torch.Tensor:
+    """Gram matrix of the keys: all pairwise dot products.
+
+    In the seed's notation (keys as columns of ``K``, shape ``(d_k, n)``) this is ``G = K^T K``.
+    Here keys are rows, so it is computed as ``keys @ keys.T``. Entry ``G[i, j] = k_i^T k_j``;
+    the diagonal holds the squared key norms, the off-diagonal entries the overlaps that leak
+    wrong values into an additive read (seed §5).
+
+    Parameters
+    ----------
+    keys : torch.Tensor, shape ``(..., n, d_k)``
+        Keys as rows; leading batch dimensions are allowed. Any floating dtype.
+
+    Returns
+    -------
+    torch.Tensor, shape ``(..., n, n)``
+        The Gram matrix, same dtype and device as ``keys``.
+
+    Raises
+    ------
+    ValueError
+        If ``keys`` has fewer than 2 dimensions.
+
+    References
+    ----------
+    Seed §5 ("Two pairs, and the Gram matrix").
+    """
+    keys = torch.as_tensor(keys)
+    if keys.ndim < 2:
+        raise ValueError(f"keys must be at least 2-D (n, d_k); got shape {_shape(keys)}")
+    return keys @ keys.transpose(-2, -1)  # (..., n, n)
+
+
+class MatrixMemory(nn.Module):
+    """Base class: a ``(d_v, d_k)`` state ``S`` with shared validation, ``read`` and ``reset``.
+
+    Subclasses implement :meth:`write`. The state is a buffer (not a parameter): memories are
+    *written*, not trained, but the writes are ordinary differentiable torch operations, so
+    gradients flow through them to the keys and values if those require grad.
+
+    Parameters
+    ----------
+    d_k : int
+        Key (and query) dimension.
+    d_v : int
+        Value dimension.
+    dtype : torch.dtype or str, default ``torch.float64``
+        Dtype of the state; inputs are converted to it. A string names a torch dtype
+        (``"float64"``, ``"torch.float32"``, ``"double"``).
+    device : str or torch.device, default ``"auto"``
+        Passed to :func:`assocmem.devices.resolve_device`.
+
+    Raises
+    ------
+    ValueError
+        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not floating point (or
+        is a string that names no torch dtype).
+    TypeError
+        If ``dtype`` is neither a ``torch.dtype`` nor a string.
+    """
+
+    S: torch.Tensor
+
+    def __init__(
+        self,
+        d_k: int,
+        d_v: int,
+        *,
+        dtype: torch.dtype = torch.float64,
+        device: str | torch.device | None = "auto",
+    ) -> None:
+        super().__init__()
+        self.d_k = _check_positive_int("d_k", d_k)
+        self.d_v = _check_positive_int("d_v", d_v)
+        dtype = _floating_dtype(dtype)
+        dev = resolve_device(device)
+        self.register_buffer("S", torch.zeros(d_v, d_k, dtype=dtype, device=dev))  # (d_v, d_k)
+        self.num_pairs = 0  # rows passed to write() since the last reset (passes not counted)
+
+    # ------------------------------------------------------------------ conventions
+    @property
+    def num_parameters(self) -> int:
+        """Number of stored numbers, ``d_v * d_k``.
+
+        Convention: we count the entries of the state ``S``, the fixed budget the seed asks
+        about ("a fixed number of numbers, a matrix ``S``", §2). This is the ``W`` on the
+        x-axis of capacity plots. It deliberately does *not* count the pairs that
+        :class:`LeastSquaresMemory` keeps in order to refit; those are the price of the
+        optimal memory (a key-value cache), not part of the recurrent state.
+        """
+        return self.d_v * self.d_k
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """Dtype of the state ``S``."""
+        return self.S.dtype
+
+    @property
+    def device(self) -> torch.device:
+        """Device of the state ``S``."""
+        return self.S.device
+
+    def extra_repr(self) -> str:
+        return f"d_k={self.d_k}, d_v={self.d_v}, dtype={self.dtype}, num_pairs={self.num_pairs}"
+
+    # ------------------------------------------------------------------ validation
+    def _as_state_tensor(self, x, name: str) -> torch.Tensor:
+        x = torch.as_tensor(x)
+        if x.is_complex():
+            raise ValueError(f"{name} must be real; got dtype {x.dtype}")
+        return x.to(dtype=self.dtype, device=self.device)
+
+    def _check_pairs(
+        self, keys, values, require_unit_keys: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Validate and convert ``keys (n, d_k)`` and ``values (n, d_v)``."""
+        keys = self._as_state_tensor(keys, "keys")
+        values = self._as_state_tensor(values, "values")
+        if keys.ndim != 2:
+            raise ValueError(
+                f"keys must be 2-D with shape (n, d_k) = (n, {self.d_k}); got shape {_shape(keys)}"
+            )
+        if values.ndim != 2:
+            raise ValueError(
+                f"values must be 2-D with shape (n, d_v) = (n, {self.d_v}); got shape {_shape(values)}"
+            )
+        if keys.shape[0] != values.shape[0]:
+            raise ValueError(
+                "keys and values must have the same number of rows (pairs); got keys shape "
+                f"{_shape(keys)} and values shape {_shape(values)}"
+            )
+        if keys.shape[1] != self.d_k:
+            raise ValueError(
+                f"keys must have last dimension d_k={self.d_k}; got keys shape {_shape(keys)}"
+            )
+        if values.shape[1] != self.d_v:
+            raise ValueError(
+                f"values must have last dimension d_v={self.d_v}; got values shape {_shape(values)}"
+            )
+        if not torch.isfinite(keys).all():
+            raise ValueError("keys contain non-finite entries (nan or inf)")
+        if not torch.isfinite(values).all():
+            raise ValueError("values contain non-finite entries (nan or inf)")
+        if require_unit_keys and keys.shape[0] > 0:
+            norms = torch.linalg.vector_norm(keys, dim=1)  # (n,)
+            dev = (norms - 1).abs()
+            if (dev > UNIT_KEY_TOL).any():
+                i = int(dev.argmax())
+                raise ValueError(
+                    f"require_unit_keys=True but key {i} has norm {float(norms[i]):.9g} "
+                    f"(allowed deviation from 1 is {UNIT_KEY_TOL:g})"
+                )
+        return keys, values
+
+    def _check_queries(self, queries) -> torch.Tensor:
+        queries = self._as_state_tensor(queries, "queries")
+        if queries.ndim < 1 or queries.shape[-1] != self.d_k:
+            raise ValueError(
+                f"queries must have shape (..., d_k) with d_k={self.d_k}; got shape {_shape(queries)}"
+            )
+        if not torch.isfinite(queries).all():
+            raise ValueError("queries contain non-finite entries (nan or inf)")
+        return queries
+
+    # ------------------------------------------------------------------ interface
+    def write(self, keys, values, *, require_unit_keys: bool = False) -> "MatrixMemory":
+        raise NotImplementedError
+
+    def read(self, queries) -> torch.Tensor:
+        """Read the memory: ``S q`` for every query.
+
+        Parameters
+        ----------
+        queries : array-like, shape ``(..., d_k)``
+            One query per row; any leading dimensions. Converted to the memory's dtype/device.
+
+        Returns
+        -------
+        torch.Tensor, shape ``(..., d_v)``
+            ``S q`` for each query (computed as ``queries @ S.T``).
+
+        Raises
+        ------
+        ValueError
+            If the last dimension of ``queries`` is not ``d_k``, or it has non-finite entries.
+
+        References
+        ----------
+        Seed §3 ("Retrieving means multiplying the state by a query").
+        """
+        queries = self._check_queries(queries)
+        return queries @ self.S.T  # (..., d_k) @ (d_k, d_v) -> (..., d_v)
+
+    def forward(self, queries) -> torch.Tensor:
+        """Alias of :meth:`read`, so a memory can be called like any module."""
+        return self.read(queries)
+
+    def reset(self) -> "MatrixMemory":
+        """Forget everything: set ``S`` to zero (and drop any stored pairs). Returns ``self``."""
+        self.S = torch.zeros_like(self.S)
+        self.num_pairs = 0
+        return self
+
+
+class OuterProductMemory(MatrixMemory):
+    """Additive (Hebbian, correlation-matrix) memory: ``S += sum_i v_i k_i^T``.
+
+    Each pair is written by adding its outer product; writes accumulate across calls. In the
+    seed's column notation one call adds ``V K^T``. Reading a stored key gives
+    ``S k_j = sum_i v_i (k_i^T k_j)``, i.e. the wanted value scaled by ``||k_j||^2`` plus
+    interference weighted by the key overlaps (column ``j`` of ``V G``). Recall is exact for every
+    pair iff the keys are orthonormal (``G = I``). This is the state of unnormalised causal linear
+    attention.
+
+    Parameters
+    ----------
+    d_k : int
+        Key (and query) dimension.
+    d_v : int
+        Value dimension.
+    dtype : torch.dtype or str, default ``torch.float64``
+        Dtype of the state (a string names a torch dtype, e.g. ``"float64"``).
+    device : str or torch.device, default ``"auto"``
+        Resolved with :func:`assocmem.devices.resolve_device`.
+
+    Raises
+    ------
+    ValueError
+        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not a floating dtype.
+    TypeError
+        If ``dtype`` is neither a ``torch.dtype`` nor a string.
+
+    References
+    ----------
+    Seed §3, §4, §5. Kohonen (1972), Correlation matrix memories; Anderson (1972);
+    Katharopoulos et al. (2020).
+    """
+
+    def write(self, keys, values, *, require_unit_keys: bool = False) -> "OuterProductMemory":
+        """Add ``sum_i v_i k_i^T`` to the state.
+
+        Parameters
+        ----------
+        keys : array-like, shape ``(n, d_k)``
+            Keys as rows (the seed's ``K^T``; the seed stacks them as columns ``(d_k, n)``).
+        values : array-like, shape ``(n, d_v)``
+            Values as rows (the seed's ``V^T``).
+        require_unit_keys : bool, default False
+            If True, raise unless every key has norm 1 within ``1e-6`` (the seed assumes
+            ``||k_i|| = 1``, §4).
+
+        Returns
+        -------
+        OuterProductMemory
+            ``self``, so calls chain: ``mem.write(K, V).read(Q)``.
+
+        Raises
+        ------
+        ValueError
+            On shape mismatches (the message names both shapes), non-finite input, or non-unit
+            keys when ``require_unit_keys`` is set.
+
+        References
+        ----------
+        Seed §3 (update ``S_t = S_{t-1} + v_t k_t^T``), §5 (``S = V K^T``).
+        """
+        keys, values = self._check_pairs(keys, values, require_unit_keys)
+        self.S = self.S + values.T @ keys  # (d_v, n) @ (n, d_k) -> (d_v, d_k)
+        self.num_pairs += keys.shape[0]
+        return self
+
+
+class LeastSquaresMemory(MatrixMemory):
+    """Optimal linear associative memory ``S* = V K^+`` over every pair written so far.
+
+    ``S*`` minimises ``||S K - V||_F^2`` (seed §6) and, among minimisers, has the smallest
+    Frobenius norm. When the keys are linearly independent (``n <= d_k`` and rank ``n``), the
+    Gram matrix ``G = K^T K`` is invertible, ``S* = V G^{-1} K^T`` and every value is recalled
+    exactly even for overlapping keys: each value is stored under the dual vector of its key
+    (:meth:`dual_basis`). When ``n > d_k`` the keys are dependent and ``S*`` is the best
+    compromise in squared error.
+
+    The memory keeps all written pairs (a key-value cache; that is why linear attention cannot
+    use it, seed §6) and refits ``S`` after every :meth:`write`.
+
+    Implementation: ``S* = V K^+`` is computed with :func:`torch.linalg.pinv` of the row-stacked
+    keys (``keys^+`` has shape ``(d_k, n)`` and ``K^+ = (keys^+)^T``), which works on every device,
+    including rank-deficient cases. Singular values below
+    ``max(atol, rtol * sigma_max)`` are treated as zero; with both left ``None`` torch uses
+    ``rtol = eps(dtype) * max(n, d_k)`` (the usual ``rcond``) and ``atol = 0``.
+
+    Parameters
+    ----------
+    d_k : int
+        Key (and query) dimension.
+    d_v : int
+        Value dimension.
+    rtol : float or None, default None
+        Relative cut-off for small singular values in the pseudoinverse (numpy's ``rcond``).
+    atol : float or None, default None
+        Absolute cut-off for small singular values.
+    dtype : torch.dtype or str, default ``torch.float64``
+        Dtype of the state and of the stored pairs (a string names a torch dtype). float64 is advised: ``G^{-1}`` amplifies
+        rounding by the condition number of the keys.
+    device : str or torch.device, default ``"auto"``
+        Resolved with :func:`assocmem.devices.resolve_device`.
+
+    Attributes
+    ----------
+    stored_keys : torch.Tensor, shape ``(n, d_k)``
+        Every key written since the last :meth:`reset`, as rows (buffer).
+    stored_values : torch.Tensor, shape ``(n, d_v)``
+        The matching values, as rows (buffer).
+
+    Raises
+    ------
+    ValueError
+        If ``d_k`` or ``d_v`` is not a positive integer, a tolerance is negative or not finite,
+        or ``dtype`` is not a floating dtype.
+    TypeError
+        If a tolerance is not a real number (e.g. a string), or ``dtype`` is neither a
+        ``torch.dtype`` nor a string.
+
+    References
+    ----------
+    Seed §6 ("The best a fixed matrix can do"). Kohonen & Ruohonen (1973), Representation of
+    associated data by matrix operators.
+    """
+
+    stored_keys: torch.Tensor
+    stored_values: torch.Tensor
+
+    def __init__(
+        self,
+        d_k: int,
+        d_v: int,
+        *,
+        rtol: float | None = None,
+        atol: float | None = None,
+        dtype: torch.dtype = torch.float64,
+        device: str | torch.device | None = "auto",
+    ) -> None:
+        super().__init__(d_k, d_v, dtype=dtype, device=device)
+        for name, tol in (("rtol", rtol), ("atol", atol)):
+            if tol is None:
+                continue
+            if isinstance(tol, (str, bytes, bool)):
+                raise TypeError(f"{name} must be a finite non-negative number or None; got {tol!r}")
+            try:
+                value = float(tol)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{name} must be a finite non-negative number or None; got {tol!r}"
+                ) from None
+            if not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a finite non-negative number or None; got {tol!r}")
+        self.rtol = rtol
+        self.atol = atol
+        dev, dt = self.S.device, self.S.dtype
+        self.register_buffer("stored_keys", torch.zeros(0, d_k, dtype=dt, device=dev))  # (n, d_k)
+        self.register_buffer("stored_values", torch.zeros(0, d_v, dtype=dt, device=dev))  # (n, d_v)
+
+    def _pinv_keys(self) -> torch.Tensor:
+        """``keys^+`` of shape ``(d_k, n)``; its transpose is the seed's ``K^+`` ``(n, d_k)``."""
+        return torch.linalg.pinv(self.stored_keys, atol=self.atol, rtol=self.rtol)  # (d_k, n)
+
+    def write(self, keys, values, *, require_unit_keys: bool = False) -> "LeastSquaresMemory":
+        """Append pairs and refit ``S = V K^+`` over everything written so far.
+
+        Parameters
+        ----------
+        keys : array-like, shape ``(n, d_k)``
+            Keys as rows (the seed's ``K^T``; the seed stacks them as columns ``(d_k, n)``).
+        values : array-like, shape ``(n, d_v)``
+            Values as rows (the seed's ``V^T``).
+        require_unit_keys : bool, default False
+            If True, raise unless every key has norm 1 within ``1e-6``.
+
+        Returns
+        -------
+        LeastSquaresMemory
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            On shape mismatches (naming the shapes), non-finite input, or non-unit keys when
+            ``require_unit_keys`` is set.
+
+        References
+        ----------
+        Seed §6: ``S* = V K^+``, and ``S* = V G^{-1} K^T`` for independent keys.
+        """
+        keys, values = self._check_pairs(keys, values, require_unit_keys)
+        self.stored_keys = torch.cat([self.stored_keys, keys], dim=0)  # (N, d_k)
+        self.stored_values = torch.cat([self.stored_values, values], dim=0)  # (N, d_v)
+        self.num_pairs = self.stored_keys.shape[0]
+        if self.num_pairs == 0:
+            return self
+        # Seed: S* = V K^+ with V (d_v, N), K^+ (N, d_k). Rows: V = values.T, K^+ = pinv(keys).T.
+        self.S = self.stored_values.T @ self._pinv_keys().T  # (d_v, N) @ (N, d_k) -> (d_v, d_k)
+        return self
+
+    def key_rank(self) -> int:
+        """Numerical rank of the stored keys, with the same tolerances as the pseudoinverse."""
+        if self.stored_keys.shape[0] == 0:
+            return 0
+        return int(torch.linalg.matrix_rank(self.stored_keys, atol=self.atol, rtol=self.rtol))
+
+    def dual_basis(self) -> torch.Tensor:
+        """Dual vectors ``k~_i`` of the stored keys, as rows.
+
+        In the seed's notation ``k~_i`` is column ``i`` of ``K G^{-1}``; here they are returned as
+        rows, ``(K G^{-1})^T = G^{-1} keys``, which for independent keys equals the seed's ``K^+``.
+        They satisfy ``k~_i^T k_j = delta_ij`` (biorthogonality), and ``S* = sum_i v_i k~_i^T``.
+        For two unit keys at angle ``theta``, ``||k~_i|| = 1 / sin(theta)``.
+
+        Returns
+        -------
+        torch.Tensor, shape ``(n, d_k)``
+            Row ``i`` is the dual vector of the ``i``-th stored key.
+
+        Raises
+        ------
+        ValueError
+            If the stored keys are linearly dependent (numerical rank below ``n``); the message
+            names the rank. The dual basis exists only for independent keys.
+
+        References
+        ----------
+        Seed §6 (dual basis and Figure 3).
+        """
+        n = self.stored_keys.shape[0]
+        rank = self.key_rank()
+        if rank < n:
+            raise ValueError(
+                f"the {n} stored keys are linearly dependent (rank {rank} < n = {n}, d_k = "
+                f"{self.d_k}); the dual basis exists only for linearly independent keys"
+            )
+        if n == 0:
+            return self.stored_keys.clone()  # (0, d_k)
+        return self._pinv_keys().T  # (n, d_k)
+
+    def reset(self) -> "LeastSquaresMemory":
+        """Forget every pair and set ``S`` to zero. Returns ``self``."""
+        super().reset()
+        self.stored_keys = self.stored_keys[:0].clone()
+        self.stored_values = self.stored_values[:0].clone()
+        return self
+
+
+class DeltaRuleMemory(MatrixMemory):
+    """Delta-rule (Widrow-Hoff, DeltaNet) memory, written one pair at a time.
+
+    For each pair in order, ``S_t = S_{t-1} + beta (v_t - S_{t-1} k_t) k_t^T``: read what the
+    memory currently returns for ``k_t``, and write only the correction. This is one step of
+    online gradient descent on ``1/2 ||S k_t - v_t||^2`` with learning rate ``beta``, so sweeping
+    the pairs is stochastic gradient descent on ``||S K - V||_F^2`` (Kaczmarz's method for
+    ``beta = 1``). Consequences (Schlag et al. 2021):
+
+    * with unit keys and ``beta = 1`` a freshly written pair is recalled exactly;
+    * with orthonormal keys and ``beta = 1``, starting from ``S = 0``, it equals both the additive
+      and the least-squares memory;
+    * with unit, linearly independent keys, repeated passes (``passes > 1``) converge to the
+      least-squares memory ``S* = V K^+`` (starting from ``S = 0`` the iterates stay in the span
+      of the keys, so the limit is the minimum-norm solution). When ``n > d_k`` there is no exact
+      solution; with a fixed ``beta`` the iterates then settle into a cycle near ``S*`` whose
+      distance shrinks with ``beta``.
+
+    For keys that are not unit-norm the step on pair ``t`` is effectively ``beta ||k_t||^2``:
+    the write multiplies the state's error along ``k_t`` by ``1 - beta ||k_t||^2``, which stays
+    at most 1 in size only while ``beta ||k_t||^2 <= 2``. At ``beta ||k_t||^2 = 2`` the error
+    flips sign without shrinking, beyond 2 it grows at every write (for keys of norm 3 at
+    ``beta = 1`` the factor is ``-8``: the state soon holds numbers like ``1e100``, and keys of
+    norm 30 overflow it to infinity and NaN). :meth:`write` therefore refuses keys with
+    ``beta ||k_t||^2 >= 2`` unless ``allow_unstable=True``, and it raises rather than store a
+    state with non-finite entries.
+
+    Parameters
+    ----------
+    d_k : int
+        Key (and query) dimension.
+    d_v : int
+        Value dimension.
+    beta : float, default 1.0
+        Writing strength (learning rate), in ``(0, 1]``.
+    dtype : torch.dtype or str, default ``torch.float64``
+        Dtype of the state (a string names a torch dtype, e.g. ``"float64"``).
+    device : str or torch.device, default ``"auto"``
+        Resolved with :func:`assocmem.devices.resolve_device`.
+
+    Raises
+    ------
+    ValueError
+        If ``beta`` is not in ``(0, 1]``, a dimension is not a positive integer, or ``dtype`` is
+        not a floating dtype.
+    TypeError
+        If ``dtype`` is neither a ``torch.dtype`` nor a string.
+
+    References
+    ----------
+    Widrow & Hoff (1960), Adaptive switching circuits. Schlag, Irie & Schmidhuber (2021), Linear
+    transformers are secretly fast weight programmers, ICML. Seed §3 and §6 (the memory it
+    approaches).
+    """
+
+    def __init__(
+        self,
+        d_k: int,
+        d_v: int,
+        beta: float = 1.0,
+        *,
+        dtype: torch.dtype = torch.float64,
+        device: str | torch.device | None = "auto",
+    ) -> None:
+        super().__init__(d_k, d_v, dtype=dtype, device=device)
+        beta = float(beta)
+        if not (0.0 < beta <= 1.0):
+            raise ValueError(f"beta must be in (0, 1]; got {beta!r}")
+        self.beta = beta
+
+    def extra_repr(self) -> str:
+        return super().extra_repr() + f", beta={self.beta}"
+
+    def write(
+        self,
+        keys,
+        values,
+        passes: int = 1,
+        *,
+        require_unit_keys: bool = False,
+        allow_unstable: bool = False,
+    ) -> "DeltaRuleMemory":
+        """Apply the delta rule to each pair in row order, ``passes`` times over the batch.
+
+        Parameters
+        ----------
+        keys : array-like, shape ``(n, d_k)``
+            Keys as rows (the seed's ``K^T``; the seed stacks them as columns ``(d_k, n)``).
+            The seed and DeltaNet assume unit keys.
+        values : array-like, shape ``(n, d_v)``
+            Values as rows (the seed's ``V^T``).
+        passes : int, default 1
+            Number of sweeps over the ``n`` pairs (epochs of online gradient descent).
+        require_unit_keys : bool, default False
+            If True, raise unless every key has norm 1 within ``1e-6``.
+        allow_unstable : bool, default False
+            The step on pair ``t`` is stable only while ``beta ||k_t||^2 < 2`` (see the class
+            docstring); by default a key with ``beta ||k_t||^2 >= 2`` is refused before anything
+            is written. Pass True to run such steps anyway (to study the divergence); the
+            write still raises if the state stops being finite.
+
+        Returns
+        -------
+        DeltaRuleMemory
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            On shape mismatches (naming the shapes), non-finite input, non-unit keys when
+            ``require_unit_keys`` is set, ``passes < 1``, or, unless ``allow_unstable`` is set,
+            a key with ``beta ||k_t||^2 >= 2`` (the message names the first such key, its norm
+            and the condition). Nothing is written.
+        FloatingPointError
+            If the state has a non-finite entry (overflow) after the write; the state is left
+            as it was before the call.
+
+        References
+        ----------
+        Schlag et al. (2021), eq. for the delta update; Widrow & Hoff (1960).
+        """
+        passes = _check_positive_int("passes", passes)
+        keys, values = self._check_pairs(keys, values, require_unit_keys)
+        if keys.shape[0] > 0 and not allow_unstable:
+            steps = self.beta * (keys.detach() ** 2).sum(dim=1)  # (n,): beta ||k_t||^2
+            unstable = steps >= 2
+            if bool(unstable.any()):
+                i = int(unstable.nonzero()[0, 0])
+                raise ValueError(
+                    f"key {i} has norm {math.sqrt(float(steps[i]) / self.beta):.6g}, so its delta "
+                    f"step beta ||k||^2 = {float(steps[i]):.6g} is not below 2 (beta = {self.beta}); "
+                    f"the update is stable only for beta ||k_t||^2 < 2 "
+                    f"({int(unstable.sum())} of {keys.shape[0]} keys fail). Normalise the keys, "
+                    "lower beta, or pass allow_unstable=True to run the divergent steps anyway"
+                )
+        S = self.S  # (d_v, d_k)
+        for _ in range(passes):
+            for k_t, v_t in zip(keys, values):  # k_t (d_k,), v_t (d_v,)
+                error = v_t - S @ k_t  # (d_v,)
+                S = S + self.beta * torch.outer(error, k_t)  # (d_v, d_k)
+        if not bool(torch.isfinite(S).all()):
+            raise FloatingPointError(
+                f"the delta-rule state overflowed to non-finite values (dtype {self.dtype}) while "
+                f"writing {keys.shape[0]} pairs x {passes} passes; the state is unchanged. "
+                "Steps with beta ||k_t||^2 >= 2 diverge; normalise the keys or lower beta"
+            )
+        self.S = S
+        self.num_pairs += keys.shape[0]
+        return self

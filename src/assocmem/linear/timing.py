@@ -1,0 +1,473 @@
+"""Wall-clock timing of attention: softmax against linear attention, and decoding token by token.
+
+Everything here measures time on the machine it runs on, so its numbers are *machine-dependent*:
+the book shows them, labelled so, and never checks them against a seed. What the seed claims
+about cost (seed 000 §2: the key-value cache grows with ``t`` and producing ``T`` tokens costs
+time proportional to ``T^2``; §3: a fixed state updated by one term per step) is checked exactly
+by counting, in :mod:`assocmem.linear.attention` (``numbers_held``, ``last_step_macs``).
+
+* :func:`time_call` times one callable with :class:`torch.utils.benchmark.Timer` (warm-up,
+  automatic number of runs, accelerator synchronisation, a fixed number of threads); it returns
+  the median time of one call.
+* :func:`time_attention_vs_T` times softmax attention and the parallel, recurrent and chunked forms
+  of causal linear attention over a range of sequence lengths.
+* :func:`time_decoding` times step-by-step generation with a key-value cache and with the
+  recurrent state, per token, as the number of tokens seen grows.
+* :func:`loglog_slope` fits the exponent ``p`` of ``time ~ T^p``.
+* :func:`machine_info` says where the numbers were measured.
+
+Presets (:data:`PRESETS`, :func:`get_preset`) size the experiments of chapter 01: ``"quick"`` runs
+in seconds on two CPU cores (the book and CI); ``"full"`` goes to ``T = 16384`` (a GPU, or a patient
+CPU, under papermill or ``benchmarks/bench_attention.py``).
+
+References
+----------
+Seed 000 §2-§3. PyTorch benchmark utilities: ``torch.utils.benchmark.Timer``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from torch.utils import benchmark
+
+from assocmem._checks import lookup
+from assocmem.linear.attention import KVCacheDecoder, LinearAttentionDecoder, linear_attention, softmax_attention
+from assocmem.devices import resolve_device, torch_threads
+
+__all__ = [
+    "TimingPreset",
+    "PRESETS",
+    "get_preset",
+    "ATTENTION_METHODS",
+    "DECODERS",
+    "machine_info",
+    "time_call",
+    "gemm_rate",
+    "fastest_thread_count",
+    "loglog_slope",
+    "time_attention_vs_T",
+    "time_decoding",
+    "preset_dict",
+]
+
+#: What :func:`time_attention_vs_T` can time.
+ATTENTION_METHODS = ("softmax", "parallel", "recurrent", "chunked")
+#: What :func:`time_decoding` can time.
+DECODERS = ("kv_cache", "recurrent")
+
+
+@dataclass(frozen=True)
+class TimingPreset:
+    """The sizes of chapter 01's experiments (agreement of the forms, timing, decoding)."""
+
+    d_k: int = 64  # key (and query) dimension
+    d_v: int = 64  # value dimension
+    agree_T: tuple[int, ...] = (1, 17, 256, 2048)  # sequence lengths for the agreement check
+    agree_chunks: tuple[int, ...] = (1, 16, 64, 100)  # chunk sizes for the agreement check
+    time_T: tuple[int, ...] = (128, 256, 512, 1024, 2048)  # sequence lengths timed
+    chunk_size: int = 64  # chunk length of the timed chunked form
+    min_run_time: float = 0.03  # seconds of repeated calls per timed point and round (torch Timer)
+    rounds: int = 3  # sweeps over all (T, method) points; the fastest round of each point is kept
+    decode_T: int = 2048  # tokens generated one at a time
+    decode_repeats: int = 3  # decoding runs; the fastest run of each step is kept
+    decode_heads: int = 8  # sequences decoded together, like the heads of one layer
+    timing_dtype: str = "float32"  # dtype of the timed runs (agreement checks use float64)
+    num_threads: int = 1  # CPU threads while timing (ignored on accelerators)
+
+
+#: Named presets: ``"quick"`` for the book and CI, ``"full"`` up to ``T = 16384``.
+PRESETS: dict[str, TimingPreset] = {
+    "quick": TimingPreset(),
+    "full": TimingPreset(
+        agree_T=(1, 17, 256, 2048, 8192),
+        agree_chunks=(1, 16, 64, 100, 1000),
+        time_T=(128, 256, 512, 1024, 2048, 4096, 8192, 16384),
+        min_run_time=0.1,
+        decode_T=16384,
+        decode_repeats=3,
+    ),
+}
+
+
+def get_preset(name: str) -> TimingPreset:
+    """The preset called ``name``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a key of :data:`PRESETS` (the message lists them).
+    """
+    return lookup(PRESETS, name)
+
+
+def _dtype(dtype: str | torch.dtype) -> torch.dtype:
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    out = getattr(torch, str(dtype), None)
+    if not isinstance(out, torch.dtype) or not out.is_floating_point:
+        raise ValueError(f"unknown floating dtype {dtype!r}")
+    return out
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
+        torch.mps.synchronize()
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_info(device: str | torch.device = "cpu", num_threads: int | None = 1, *,
+                 load_average: bool = False) -> dict[str, str]:
+    """Where timings were taken: processor, cores, threads, accelerator, software versions.
+
+    Parameters
+    ----------
+    device : str or torch.device, default "cpu"
+        The device timed (resolved with :func:`assocmem.devices.resolve_device`).
+    num_threads : int or None, default 1
+        CPU threads used while timing (``None``: torch's current setting).
+    load_average : bool, default False
+        Also report the system load average at the time of the call (how busy a shared machine
+        was, which inflates wall-clock times).
+
+    Returns
+    -------
+    dict of str to str
+        Keys ``cpu``, ``cpu_cores``, ``threads``, ``device``, ``torch``, ``python``, ``os``; with
+        ``load_average=True`` also ``load_average``: the 1, 5 and 15 minute load averages, e.g.
+        ``"0.52, 0.81, 1.64 (1, 5, 15 min)"``, or ``"unavailable"`` where the platform has none.
+    """
+    dev = resolve_device(device)
+    name = "cpu"
+    if dev.type == "cuda":
+        name = f"cuda ({torch.cuda.get_device_name(dev)})"
+    elif dev.type == "mps":
+        name = "mps"
+    info = {
+        "cpu": _cpu_model(),
+        "cpu_cores": str(os.cpu_count()),
+        "threads": str(torch.get_num_threads() if num_threads is None else num_threads),
+        "device": name,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()}",
+    }
+    if load_average:
+        info["load_average"] = _load_average()
+    return info
+
+
+def _load_average() -> str:
+    """The 1, 5 and 15 minute load averages as text, or ``"unavailable"``."""
+    try:
+        loads = os.getloadavg()
+    except (AttributeError, OSError):
+        return "unavailable"
+    return f"{', '.join(f'{x:.2f}' for x in loads)} (1, 5, 15 min)"
+
+
+def time_call(fn: Callable[[], object], *, min_run_time: float = 0.1, num_threads: int = 1,
+              stat: str = "min") -> float:
+    """Wall-clock seconds of one call of ``fn()``: the fastest (or median) block average.
+
+    Uses :meth:`torch.utils.benchmark.Timer.blocked_autorange`: a warm-up call, then blocks of
+    calls sized automatically until ``min_run_time`` seconds have been spent; accelerators are
+    synchronised around each block. Each block gives one average time per call. The minimum over
+    blocks is the default because interference from other processes only ever adds time (the
+    advice of Python's :mod:`timeit`); the median is the alternative.
+
+    Parameters
+    ----------
+    fn : callable with no arguments
+    min_run_time : float, default 0.1
+        Seconds of measurement (at least one block is run whatever its length).
+    num_threads : int, default 1
+        CPU threads torch may use while timing.
+    stat : {"min", "median"}, default "min"
+        Statistic over the blocks.
+
+    Returns
+    -------
+    float
+        Seconds per call (machine-dependent).
+
+    Raises
+    ------
+    ValueError
+        If ``min_run_time`` is not positive or ``stat`` is unknown.
+    """
+    if not min_run_time > 0:
+        raise ValueError(f"min_run_time must be positive; got {min_run_time!r}")
+    if stat not in ("min", "median"):
+        raise ValueError(f"unknown stat {stat!r}; expected 'min' or 'median'")
+    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=int(num_threads))
+    m = timer.blocked_autorange(min_run_time=min_run_time)
+    return float(min(m.times)) if stat == "min" else float(m.median)
+
+
+def gemm_rate(n: int, k: int, p: int, *, num_threads: int | None = None, min_run_time: float = 0.5) -> float:
+    """Achieved float64 GFLOP/s of an ``(n, k) @ (k, p)`` matrix product on the CPU.
+
+    The machine's reference rate for the benchmarks: ``2 n k p`` flops over the median time per
+    product (:func:`time_call` with ``stat="median"``).
+
+    Parameters
+    ----------
+    n, k, p : int
+        Matrix sizes, each ``>= 1``.
+    num_threads : int or None, default None
+        CPU threads; ``None`` uses torch's current setting.
+    min_run_time : float, default 0.5
+        Seconds of measurement.
+
+    Returns
+    -------
+    float
+        GFLOP/s (machine-dependent).
+
+    Raises
+    ------
+    ValueError
+        If a size is below 1 or ``min_run_time`` is not positive.
+    """
+    if min(n, k, p) < 1:
+        raise ValueError(f"matrix sizes must be >= 1; got {(n, k, p)}")
+    a = torch.randn(n, k, dtype=torch.float64)
+    b = torch.randn(k, p, dtype=torch.float64)
+    threads = torch.get_num_threads() if num_threads is None else num_threads
+    seconds = time_call(lambda: a @ b, min_run_time=min_run_time, num_threads=threads, stat="median")
+    return 2 * n * k * p / seconds / 1e9
+
+
+def fastest_thread_count(shape: tuple[int, int, int] = (1024, 512, 512), min_run_time: float = 0.3) -> int:
+    """The faster of one thread and all available cores on a probe GEMM of ``shape``.
+
+    On a loaded machine an OpenMP team larger than the free cores can be far slower than one
+    thread, so the benchmarks measure before they choose.
+
+    Returns
+    -------
+    int
+        1 or the number of cores this process may run on.
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(sorted({1, cores}),
+               key=lambda t: gemm_rate(*shape, num_threads=t, min_run_time=min_run_time))
+
+
+def loglog_slope(x: Iterable[float], y: Iterable[float]) -> float:
+    """Least-squares slope ``p`` of ``log y = p log x + c``: the exponent of ``y ~ x^p``.
+
+    Raises
+    ------
+    ValueError
+        With fewer than two points, or a non-positive value.
+    """
+    x, y = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
+    if x.shape != y.shape or x.size < 2:
+        raise ValueError(f"need at least two (x, y) pairs of equal length; got {x.size} and {y.size}")
+    if (x <= 0).any() or (y <= 0).any():
+        raise ValueError("x and y must be positive for a log-log fit")
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def _attention_call(method: str, q, k, v, chunk_size: int) -> Callable[[], torch.Tensor]:
+    if method == "softmax":
+        return lambda: softmax_attention(q, k, v)
+    return lambda: linear_attention(q, k, v, form=method, chunk_size=chunk_size)
+
+
+def time_attention_vs_T(
+    T_values: Iterable[int],
+    d_k: int = 64,
+    d_v: int = 64,
+    *,
+    methods: Iterable[str] = ATTENTION_METHODS,
+    chunk_size: int = 64,
+    dtype: str | torch.dtype = "float32",
+    device: str | torch.device = "cpu",
+    seed: int = 0,
+    min_run_time: float = 0.05,
+    rounds: int = 1,
+    num_threads: int = 1,
+) -> pd.DataFrame:
+    """Wall-clock time of causal attention over a whole sequence of length ``T``, for each method.
+
+    Methods: ``"softmax"`` (:func:`~assocmem.linear.attention.softmax_attention`) and the ``"parallel"``,
+    ``"recurrent"`` and ``"chunked"`` forms of :func:`~assocmem.linear.attention.linear_attention`. One
+    sequence ``(T, d)`` of standard normal queries, keys and values per ``T``, no batch. The whole
+    sweep is run ``rounds`` times and each point keeps its fastest round, so that a burst of load
+    from another program spoils at most one round of a point.
+
+    Parameters
+    ----------
+    T_values : iterable of int
+        Sequence lengths.
+    d_k, d_v : int, default 64
+        Key and value dimensions.
+    methods : iterable of str, default all of :data:`ATTENTION_METHODS`
+    chunk_size : int, default 64
+        Chunk length of the chunked form.
+    dtype : str or torch.dtype, default "float32"
+    device : str or torch.device, default "cpu"
+        ``"auto"`` picks CUDA, then MPS, then the CPU.
+    seed : int, default 0
+    min_run_time : float, default 0.05
+        Seconds of measurement per point and round (see :func:`time_call`).
+    rounds : int, default 1
+        Sweeps over all points (``>= 1``).
+    num_threads : int, default 1
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method``, ``T``, ``seconds`` (fastest block average per call), ``us_per_token``
+        (``1e6 seconds / T``). Machine-dependent.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method (the message lists them) or dtype, or ``rounds < 1``.
+    """
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1; got {rounds}")
+    methods = tuple(methods)
+    bad = [m for m in methods if m not in ATTENTION_METHODS]
+    if bad:
+        raise ValueError(f"unknown method(s) {bad}; expected some of {ATTENTION_METHODS}")
+    dt, dev = _dtype(dtype), resolve_device(device)
+    g = torch.Generator().manual_seed(seed)
+    T_values = [int(T) for T in T_values]
+    data = {T: tuple(torch.randn(T, d, generator=g, dtype=dt).to(dev) for d in (d_k, d_k, d_v)) for T in T_values}
+    best: dict[tuple[int, str], float] = {}
+    with torch.inference_mode():
+        for _ in range(rounds):
+            for T in T_values:
+                for method in methods:
+                    s = time_call(_attention_call(method, *data[T], chunk_size), min_run_time=min_run_time,
+                                  num_threads=num_threads)
+                    best[T, method] = min(s, best.get((T, method), math.inf))
+    rows = [{"method": m, "T": T, "seconds": best[T, m], "us_per_token": 1e6 * best[T, m] / T}
+            for T in T_values for m in methods]
+    return pd.DataFrame(rows, columns=["method", "T", "seconds", "us_per_token"])
+
+
+def time_decoding(
+    T: int,
+    d_k: int = 64,
+    d_v: int = 64,
+    *,
+    decoders: Iterable[str] = DECODERS,
+    dtype: str | torch.dtype = "float32",
+    device: str | torch.device = "cpu",
+    seed: int = 0,
+    repeats: int = 2,
+    heads: int = 1,
+    num_threads: int = 1,
+) -> pd.DataFrame:
+    """Wall-clock time per generated token when decoding ``T`` tokens one at a time.
+
+    Each decoder (``"kv_cache"``: :class:`~assocmem.linear.attention.KVCacheDecoder`; ``"recurrent"``:
+    :class:`~assocmem.linear.attention.LinearAttentionDecoder`) consumes the same ``T`` tokens;
+    every step is timed with :func:`time.perf_counter` (accelerators synchronised after each
+    step, as a generation loop must before it can pick the next token). The whole run is
+    repeated ``repeats`` times and the fastest time of each step is kept, then the steps are
+    grouped into octaves ``[2^j, 2^{j+1})`` of ``t`` and the median of each group reported.
+
+    Parameters
+    ----------
+    T : int
+        Tokens generated (``>= 1``).
+    d_k, d_v : int, default 64
+    decoders : iterable of str, default both of :data:`DECODERS`
+    dtype : str or torch.dtype, default "float32"
+    device : str or torch.device, default "cpu"
+    seed : int, default 0
+    repeats : int, default 2
+    heads : int, default 1
+        Independent sequences decoded together, as the heads of one layer are (a batch
+        dimension of the decoders). More heads make the arithmetic, rather than Python's fixed
+        cost per call, dominate each step.
+    num_threads : int, default 1
+        torch CPU threads while decoding (:func:`assocmem.devices.torch_threads`; restored
+        afterwards, ignored on accelerators).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``decoder``, ``t_lo``, ``t_hi`` (the octave of tokens seen, inclusive),
+        ``t_mid`` (its geometric midpoint), ``us_per_token`` (median microseconds per step) and
+        ``numbers_held`` (numbers held per head after step ``t_hi``, exact).
+        Timings are machine-dependent; ``numbers_held`` is not.
+
+    Raises
+    ------
+    ValueError
+        For an unknown decoder, ``T < 1``, ``repeats < 1``, ``heads < 1``, or ``num_threads``
+        not an integer ``>= 1``.
+    """
+    decoders = tuple(decoders)
+    bad = [d for d in decoders if d not in DECODERS]
+    if bad:
+        raise ValueError(f"unknown decoder(s) {bad}; expected some of {DECODERS}")
+    if T < 1 or repeats < 1 or heads < 1:
+        raise ValueError(f"T, repeats and heads must be >= 1; got T={T}, repeats={repeats}, heads={heads}")
+    dt, dev = _dtype(dtype), resolve_device(device)
+    g = torch.Generator().manual_seed(seed)
+    q, k, v = (torch.randn(T, heads, d, generator=g, dtype=dt).to(dev) for d in (d_k, d_k, d_v))  # (T, H, d)
+    edges = [1]
+    while edges[-1] <= T:
+        edges.append(2 * edges[-1])
+    edges[-1] = T + 1
+    if len(edges) > 2 and T + 1 - edges[-2] < (edges[-2] - edges[-3]) // 2:
+        del edges[-2]  # a short last octave joins the one before it
+    rows = []
+    with torch.inference_mode(), torch_threads(num_threads, dev):
+        for name in decoders:
+            dec = (KVCacheDecoder if name == "kv_cache" else LinearAttentionDecoder)(d_k, d_v, dtype=dt, device=dev)
+            best = np.full(T, np.inf)
+            held = np.zeros(T, dtype=np.int64)
+            for _ in range(repeats):
+                dec.reset()
+                for t in range(T):
+                    start = time.perf_counter()
+                    dec.step(q[t], k[t], v[t])
+                    _sync(dev)
+                    best[t] = min(best[t], time.perf_counter() - start)
+                    held[t] = dec.numbers_held
+            for lo, hi in zip(edges[:-1], edges[1:]):
+                hi -= 1
+                rows.append({
+                    "decoder": name,
+                    "t_lo": lo,
+                    "t_hi": hi,
+                    "t_mid": float(np.sqrt(lo * hi)),
+                    "us_per_token": 1e6 * float(np.median(best[lo - 1:hi])),
+                    "numbers_held": int(held[hi - 1]) // heads,
+                })
+    return pd.DataFrame(rows, columns=["decoder", "t_lo", "t_hi", "t_mid", "us_per_token", "numbers_held"])
+
+
+def preset_dict(name: str) -> dict:
+    """The preset ``name`` as a plain dict (for provenance records)."""
+    return asdict(get_preset(name))

@@ -1,0 +1,572 @@
+"""Capacity sweeps of Part II: the fewest parameters with which each MLP memory stores every fact.
+
+For a tied fact set of ``F`` facts in dimension ``d`` (the load is ``alpha = F / d^2``), the
+*capacity search* asks for the smallest hidden width ``m`` in ``[1, 65536]`` at which a memory
+recalls every fact (accuracy 100 %, argmax over every value row), and reports ``W = 3 m d``
+parameters (seed 001, Sec. 4.3 and App. A.3.1). Five memories are compared:
+
+``gd``              bilinear gated MLP trained by full-batch Adam (:func:`assocmem.mlps.mlp.train_mlp`)
+``ntk``             degree-1 Hermite (NTK) construction (:func:`assocmem.mlps.mlp.ntk_mlp`)
+``unwhitened``      sketched-``K_2`` Hebbian MLP, Algorithm 1 (:func:`assocmem.mlps.mlp.hebbian_mlp`)
+``whitened``        the same with the full ridge-whitened readout, ridge ``1e-6``
+``data_dependent``  two least-squares refits of the factors, then the whitened readout
+                    (:func:`assocmem.mlps.mlp.data_dependent_mlp`, output-space objective)
+
+on two geometries: ``isotropic`` (keys uniform on the sphere, values the permuted keys) and
+``anisotropic`` (the same fact set after the rank-1 spike ``e -> normalise(e + beta <e, u> u)``
+with ``beta = 1.5`` on keys and values, one fixed ``u`` per ``d``; App. A.5.2).
+
+One registered sweep, ``capacity``, runs the grid ``method x geometry x d x alpha`` with presets
+
+``quick``  ``d = 32``, ``alpha`` in ``{1/32, 1/16, 1/8}``, the four closed forms only (**no GD**:
+           a GD search takes minutes). A few seconds.
+``cpu``    ``d = 64``, every ``alpha`` of the paper; GD with the paper's 10,000 epochs but only
+           at ``alpha <= 1/16`` (``F <= 256``): every width GD misses costs 10,000 full-batch
+           epochs, so one GD search takes minutes at ``F = 256`` and about 12 min at
+           ``F = 1024`` on one free core. It took 50 min on two shared cores, 34 of them in one
+           search: the data-dependent construction at ``alpha = 1`` under the spike, which stores
+           nothing, so the search climbs to ``m = 65536`` (CG solves with ``65536 x 64`` unknowns).
+``paper``  ``d`` in ``{64, 90, 128}``, every ``alpha``, every method at every point, 10,000 GD
+           epochs: the grid of Figures 2c and 11. Meant for a GPU or a Ray cluster.
+
+Pairing. Every method sees the *same* fact set at a given ``(d, F)`` (its seed depends on ``d``
+and ``F`` only), and the anisotropic fact set is the spiked isotropic one, so the ratios between
+methods and between geometries are paired comparisons. The random weights of a method (features,
+NTK gate, GD initialisation) are seeded by the point's own seed (the ``seed`` column) and are the
+same for every width tried, so ``accuracy(m)`` is a deterministic function of ``m``.
+
+Non-monotone accuracy. Accuracy need not increase with ``m`` (each width draws fresh random
+weights). The search (:func:`assocmem.sweeps.smallest_width`) reports a width that reaches 100 %,
+whose predecessor misses and whose next two widths reach 100 % too, and lists every evaluated
+width that missed above a smaller success (``monotone_violations``, ``violation_widths``).
+
+References
+----------
+Seed 001 (Garcia et al. 2026, "MLPs are Hebbians"): Theorem 2.4 (counting bound), Sec. 4.3
+(Corollaries 4.4-4.5, Figure 2c), App. A.1.1 (the five MLP variants), A.3.1 (capacity protocol),
+A.3.2 (rank-1 spike), A.5.2 (anisotropic capacity, Figure 11).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import torch
+
+from assocmem.mlps.counting import min_parameters_bound
+from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
+from assocmem.mlps.margins import accuracy
+from assocmem.mlps.mlp import data_dependent_mlp, hebbian_mlp, ntk_mlp, train_mlp
+from assocmem.sweeps.config import point_seed
+from assocmem.sweeps.registry import register_sweep
+from assocmem.sweeps.search import SearchResult, smallest_width
+
+__all__ = [
+    "METHODS",
+    "GEOMETRIES",
+    "PAPER_ALPHAS",
+    "CapacityConfig",
+    "CAPACITY_PRESETS",
+    "num_facts",
+    "fact_seed",
+    "spike_direction",
+    "capacity_fact_set",
+    "build_memory",
+    "capacity_search",
+    "accuracy_curve",
+    "capacity_points",
+    "capacity_point",
+    "load_capacity_results",
+    "counting_lower_bound",
+    "growth_exponents",
+    "method_ratios",
+]
+
+#: The five memories compared, in the order of the grid (the slow one first).
+METHODS = ("gd", "ntk", "unwhitened", "whitened", "data_dependent")
+#: Key/value geometries: spherical, and spherical after a rank-1 spike on keys and values.
+GEOMETRIES = ("isotropic", "anisotropic")
+#: The loads ``alpha = F / d^2`` of the seed's capacity protocol (App. A.3.1).
+PAPER_ALPHAS = (1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 3 / 4, 1.0)
+
+_RIDGE = 1e-6  # ridge of the whitened readouts (App. A.1.1)
+
+
+@dataclass(frozen=True)
+class CapacityConfig:
+    """Settings of the ``capacity`` sweep (one capacity search per grid point)."""
+
+    dims: tuple[int, ...]  # embedding widths d
+    alphas: tuple[float, ...]  # loads alpha = F / d^2; F = round(alpha d^2), half up
+    methods: tuple[str, ...] = METHODS  # memories searched (names in METHODS)
+    geometries: tuple[str, ...] = GEOMETRIES  # "isotropic" and/or "anisotropic"
+    beta: float = 1.5  # spike strength of the anisotropic geometry (keys and values)
+    gd_max_alpha: float = 1.0  # GD is searched only at alpha <= gd_max_alpha (CPU presets)
+    gd_epochs: int = 10000  # GD epochs per width (the paper's 10,000 unless labelled)
+    gd_lr: float = 1e-3  # GD initial Adam learning rate (cosine to 1e-6)
+    lo: int = 1  # smallest width searched
+    hi: int = 65536  # largest width searched (the seed's protocol: [1, 65536])
+    verify: int = 2  # widths above the answer that must also reach 100 %
+    seed: int = 0  # base seed of fact sets, spike directions and weights
+    notes: tuple[str, ...] = field(default=())  # deviations from the paper's protocol, for the record
+
+    def __post_init__(self):
+        if not self.dims or any(isinstance(d, bool) or not isinstance(d, int) or d < 2 for d in self.dims):
+            raise ValueError(f"dims must be integers >= 2; got {self.dims!r}")
+        if not self.alphas or any(not (0 < float(a)) for a in self.alphas):
+            raise ValueError(f"alphas must be positive; got {self.alphas!r}")
+        bad = [m for m in self.methods if m not in METHODS]
+        if bad or not self.methods:
+            raise ValueError(f"unknown method(s) {bad}; valid methods: {', '.join(METHODS)}")
+        bad = [g for g in self.geometries if g not in GEOMETRIES]
+        if bad or not self.geometries:
+            raise ValueError(f"unknown geometry(ies) {bad}; valid geometries: {', '.join(GEOMETRIES)}")
+
+
+def num_facts(alpha: float, d: int) -> int:
+    """``F = round(alpha d^2)``, halves rounded up, at least 1 (``d = 90, alpha = 1/8`` gives 1013)."""
+    return max(1, int(math.floor(float(alpha) * d * d + 0.5)))
+
+
+def fact_seed(config: CapacityConfig, d: int, F: int) -> int:
+    """Seed of the fact set at ``(d, F)``: shared by every method and both geometries."""
+    return point_seed(config, {"facts_d": int(d), "facts_F": int(F)})
+
+
+def spike_direction(config: CapacityConfig, d: int) -> torch.Tensor:
+    """The fixed spike direction ``u`` ``(d,)`` of the anisotropic geometry at width ``d``."""
+    return random_direction(int(d), seed=point_seed(config, {"spike_direction_d": int(d)}))
+
+
+def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str, device="cpu") -> FactSet:
+    """The tied fact set searched at ``(d, F)`` under ``geometry``.
+
+    Parameters
+    ----------
+    config : CapacityConfig
+    d, F : int
+        Embedding width and number of facts.
+    geometry : {"isotropic", "anisotropic"}
+        ``anisotropic`` spikes keys and values of the isotropic set with ``config.beta`` along
+        :func:`spike_direction` (the permutation, hence the facts, are unchanged).
+    device : str or torch.device, default "cpu"
+
+    Returns
+    -------
+    FactSet
+        Keys ``(F, d)``, values ``(F, d)`` (the permuted keys), identity map; float64.
+
+    Raises
+    ------
+    ValueError
+        An unknown geometry (the message lists the valid ones).
+
+    References
+    ----------
+    Seed 001, App. A.3.1 (random-permutation fact sets on the sphere), A.3.2 and A.5.2 (spike).
+    """
+    if geometry not in GEOMETRIES:
+        raise ValueError(f"unknown geometry {geometry!r}; valid geometries: {', '.join(GEOMETRIES)}")
+    facts = make_fact_set(int(F), int(d), tied=True, seed=fact_seed(config, d, F), device=device)
+    if geometry == "anisotropic":
+        facts = with_spike(facts, config.beta, on="both", direction=spike_direction(config, d))
+    return facts
+
+
+#: Largest ``(F, m)`` matrix (in entries) the NTK and unwhitened builders form at once; above it
+#: they are built from blocks of facts (:func:`_by_fact_blocks`). 2^25 float64 entries = 256 MiB.
+BLOCK_ENTRIES = 2**25
+
+
+def _by_fact_blocks(method: str, facts: FactSet, m: int, seed: int, block_entries: int):
+    """The NTK or unwhitened memory built from blocks of facts, summing their readouts.
+
+    Both constructions draw their random weights from ``seed`` alone (not from the facts) and
+    are sums over facts: the NTK's ``W_up = (1/m) sum_i (h_i * (c_i P)) k_i^T`` and the
+    unwhitened readout ``B0 = (1/F) sum_i c_i phi(k_i)^T``. So the memory built from blocks of
+    ``b`` facts with the same seed, with readouts summed (weighted ``b / F`` for ``B0``), is the
+    same memory, up to float64 summation order, while its largest intermediate is ``(b, m)``
+    instead of ``(F, m)`` (at ``F = 4096``, ``m = 65536``: 256 MiB instead of three 2 GiB arrays).
+    """
+    F = facts.num_facts
+    rows = max(1, block_entries // m)
+    model = None
+    for start in range(0, F, rows):
+        part = FactSet(facts.keys[start : start + rows], facts.values, facts.mapping[start : start + rows],
+                       unit_norm=facts.unit_norm)
+        if method == "ntk":
+            piece = ntk_mlp(part, m, seed=seed)
+            if model is None:
+                model = piece
+            else:
+                model.W_up.add_(piece.W_up)  # (m, d)
+        else:
+            piece = hebbian_mlp(part, m, whitening="none", seed=seed)
+            piece.B.mul_(part.num_facts / F)  # (d_c, m): this block's share of C_f^T Phi / F
+            if model is None:
+                model = piece
+            else:
+                model.B.add_(piece.B)
+    return model
+
+
+def build_memory(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int = 10000,
+                 lr: float = 1e-3, device="cpu", block_entries: int = BLOCK_ENTRIES):
+    """One memory of width ``m`` storing ``facts``, built the way ``method`` builds it.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHODS`.
+    facts : FactSet
+    m : int
+        Hidden width.
+    seed : int, default 0
+        Seed of the method's random weights.
+    epochs, lr : int, float
+        GD only: epochs and initial learning rate.
+    device : str or torch.device
+        GD only: where it trains (the constructions run where the fact set lives).
+    block_entries : int, default :data:`BLOCK_ENTRIES`
+        NTK and unwhitened: above ``F m > block_entries`` the memory is built from blocks of
+        facts (:func:`_by_fact_blocks`; the same memory up to summation order, less memory).
+
+    Returns
+    -------
+    assocmem.mlps.mlp.FactMLP
+        ``num_parameters = 3 m d`` for every method.
+
+    Raises
+    ------
+    ValueError
+        An unknown method (the message lists the valid ones), or what the builder rejects.
+    """
+    if method == "gd":
+        return train_mlp(facts, m, epochs=epochs, lr=lr, seed=seed, device=device)
+    if method in ("ntk", "unwhitened") and facts.num_facts * m > block_entries:
+        return _by_fact_blocks(method, facts, m, seed, block_entries)
+    if method == "ntk":
+        return ntk_mlp(facts, m, seed=seed)
+    if method == "unwhitened":
+        return hebbian_mlp(facts, m, whitening="none", seed=seed)
+    if method == "whitened":
+        return hebbian_mlp(facts, m, whitening="full", ridge=_RIDGE, seed=seed)
+    if method == "data_dependent":
+        return data_dependent_mlp(facts, m, seed=seed, ridge=_RIDGE)
+    raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
+
+
+class _Chunked:
+    """``model`` applied to row blocks, so that a ``(F, m)`` hidden layer is never held whole."""
+
+    def __init__(self, model, width: int, budget: int = 2**25):
+        self.model, self.rows = model, max(1, budget // max(1, width))
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[0] <= self.rows:
+            return self.model(x)
+        return torch.cat([self.model(x[i : i + self.rows]) for i in range(0, x.shape[0], self.rows)])
+
+
+def capacity_search(
+    facts: FactSet,
+    method: str,
+    seed: int = 0,
+    *,
+    lo: int = 1,
+    hi: int = 65536,
+    verify: int = 2,
+    epochs: int = 10000,
+    lr: float = 1e-3,
+    device="cpu",
+) -> SearchResult:
+    """Smallest width at which ``method`` stores every fact of ``facts`` (App. A.3.1).
+
+    Builds the memory at each width the search asks for (weights seeded with ``seed``, the same
+    for every width) and measures :func:`assocmem.mlps.margins.accuracy` (strict argmax over every
+    value row, Definition 2.1); :func:`assocmem.sweeps.smallest_width` does the rest.
+
+    Parameters
+    ----------
+    facts : FactSet
+    method : str
+        One of :data:`METHODS`.
+    seed : int, default 0
+    lo, hi : int, default 1 and 65536
+    verify : int, default 2
+    epochs, lr : GD settings (ignored by the constructions)
+    device : GD's device
+
+    Returns
+    -------
+    SearchResult
+        ``m`` (``None`` if even ``hi`` misses), every evaluation, the monotonicity violations.
+
+    Raises
+    ------
+    ValueError
+        An unknown method, or a bad search range.
+
+    References
+    ----------
+    Seed 001, App. A.3.1 (the capacity protocol); accuracy is not monotone in ``m`` (see the
+    module docstring).
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
+
+    def accuracy_at(m: int) -> float:
+        model = build_memory(method, facts, m, seed, epochs=epochs, lr=lr, device=device)
+        return accuracy(_Chunked(model, m), facts)
+
+    return smallest_width(accuracy_at, lo=lo, hi=hi, target=1.0, verify=verify)
+
+
+def accuracy_curve(facts: FactSet, method: str, widths, seed: int = 0, *, epochs: int = 10000,
+                   lr: float = 1e-3, device="cpu") -> np.ndarray:
+    """Accuracy of ``method`` at every width in ``widths`` (what the search samples sparsely).
+
+    Parameters
+    ----------
+    facts : FactSet
+    method : str
+        One of :data:`METHODS`.
+    widths : iterable of int
+    seed, epochs, lr, device
+        As in :func:`capacity_search`.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape ``(len(widths),)``
+
+    Raises
+    ------
+    ValueError
+        An unknown method.
+    """
+    return np.array([accuracy(_Chunked(build_memory(method, facts, int(m), seed, epochs=epochs, lr=lr,
+                                                    device=device), int(m)), facts) for m in widths])
+
+
+# --------------------------------------------------------------------------------------------
+# the sweep
+
+
+def capacity_points(config: CapacityConfig) -> list[dict]:
+    """The grid: ``{"method", "geometry", "d", "alpha", "F"}`` per point, method-major.
+
+    GD comes first (its points are the slow ones, so a process pool starts them early) and is
+    skipped at ``alpha > config.gd_max_alpha``.
+    """
+    grid = []
+    for method in config.methods:
+        for geometry in config.geometries:
+            for d in config.dims:
+                for alpha in config.alphas:
+                    if method == "gd" and float(alpha) > config.gd_max_alpha:
+                        continue
+                    grid.append({"method": method, "geometry": geometry, "d": int(d), "alpha": float(alpha),
+                                 "F": num_facts(alpha, d)})
+    return grid
+
+
+def capacity_point(config: CapacityConfig, point: dict, device) -> dict:
+    """One capacity search: the row of results at one grid point.
+
+    Returns
+    -------
+    dict
+        ``m`` and ``W = 3 m d`` (``None`` when no width in ``[lo, hi]`` stores every fact),
+        ``found``, ``accuracy`` at ``m``, ``best_accuracy`` over every width tried,
+        ``n_evaluations``, ``monotone_violations`` (how many evaluated widths missed above a
+        smaller success), ``violation_widths`` (those widths, ``;``-separated), ``restarts``,
+        ``epochs`` (GD's epochs; ``None`` for the constructions), ``beta`` (0 for isotropic) and
+        ``fact_seed``. The engine adds ``seed`` (the weights' seed) and ``wall_time_s``.
+    """
+    method, d, F = point["method"], point["d"], point["F"]
+    facts = capacity_fact_set(config, d, F, point["geometry"], device=device)
+    res = capacity_search(facts, method, point_seed(config, point), lo=config.lo, hi=config.hi,
+                          verify=config.verify, epochs=config.gd_epochs, lr=config.gd_lr, device=device)
+    return {
+        "m": res.m,
+        "W": None if res.m is None else 3 * res.m * d,
+        "found": res.found,
+        "accuracy": res.accuracy,
+        "best_accuracy": max(a for _, a in res.evaluations),
+        "n_evaluations": res.n_evaluations,
+        "monotone_violations": len(res.monotone_violations),
+        "violation_widths": ";".join(str(m) for m in res.monotone_violations),
+        "restarts": res.restarts,
+        "epochs": config.gd_epochs if method == "gd" else None,
+        "beta": config.beta if point["geometry"] == "anisotropic" else 0.0,
+        "fact_seed": fact_seed(config, d, F),
+    }
+
+
+CAPACITY_PRESETS = {
+    "quick": CapacityConfig(
+        dims=(32,), alphas=(1 / 32, 1 / 16, 1 / 8), methods=("ntk", "unwhitened", "whitened", "data_dependent"),
+        notes=("GD not searched (minutes per search; see the cpu preset)",),
+    ),
+    "cpu": CapacityConfig(
+        dims=(64,), alphas=PAPER_ALPHAS, gd_max_alpha=1 / 16,
+        notes=("GD searched at alpha <= 1/16 only (F <= 256); its epochs are the paper's 10,000",),
+    ),
+    "paper": CapacityConfig(dims=(64, 90, 128), alphas=PAPER_ALPHAS),
+}
+
+register_sweep(
+    "capacity",
+    config_type=CapacityConfig,
+    presets=CAPACITY_PRESETS,
+    points=capacity_points,
+    run_point=capacity_point,
+    description="smallest width (W = 3md) storing every fact: GD, NTK, unwhitened, whitened, "
+                "data-dependent; isotropic and spiked (seed 001, Fig. 2c and 11)",
+)
+
+
+# --------------------------------------------------------------------------------------------
+# analysis of the results
+
+
+def load_capacity_results(presets=("paper", "cpu"), results_dir=None) -> tuple[str, pd.DataFrame]:
+    """The stored results of the largest preset that has been run: ``(preset, frame)``.
+
+    Tries ``presets`` in order and returns the first one stored, complete and made with the
+    preset's current config (:func:`assocmem.sweeps.load_results` checks the files).
+
+    Raises
+    ------
+    FileNotFoundError
+        If none of them is stored.
+    """
+    from assocmem.sweeps.store import load_largest_results
+
+    return load_largest_results("capacity", presets, results_dir)
+
+
+def counting_lower_bound(F, V=None, bits: int = 16) -> np.ndarray:
+    """Theorem 2.4 with ``b`` bits per parameter: ``W >= F log2(V) / b``.
+
+    A model with ``W`` parameters of ``b`` bits has at most ``2^(b W)`` settings, and there are
+    ``V^F`` fact sets; storing all of them needs ``2^(b W) >= V^F``. A thin wrapper of
+    :func:`assocmem.mlps.counting.min_parameters_bound` (evaluated on arrays) with this module's
+    defaults (tied tables, 16 bits) and its stricter range (``F >= 1``, ``bits >= 1``).
+
+    Parameters
+    ----------
+    F : array-like of int
+        Number of facts.
+    V : array-like of int, optional
+        Number of values; ``F`` by default (tied tables).
+    bits : int, default 16
+        Bits per parameter (16, as in the book's chapter on the counting bound).
+
+    Returns
+    -------
+    numpy.ndarray of float
+
+    Raises
+    ------
+    ValueError
+        ``F < 1``, ``V < 1`` or ``bits < 1``.
+
+    References
+    ----------
+    Seed 001, Theorem 2.4 and its proof (App. B.1).
+    """
+    F = np.asarray(F, dtype=float)
+    V = F if V is None else np.asarray(V, dtype=float)
+    if np.any(F < 1) or np.any(V < 1) or bits < 1:
+        raise ValueError("need F >= 1, V >= 1 and bits >= 1")
+    return min_parameters_bound(F, V, bits)
+
+
+def _slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Least-squares slope of y on x and its standard error (nan with fewer than 3 points)."""
+    n = len(x)
+    xc = x - x.mean()
+    sxx = float(xc @ xc)
+    b = float(xc @ (y - y.mean())) / sxx
+    if n < 3:
+        return b, float("nan")
+    resid = y - y.mean() - b * xc
+    return b, math.sqrt(float(resid @ resid) / (n - 2) / sxx)
+
+
+def growth_exponents(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fitted growth exponent ``p`` of ``W ~ F^p`` per ``(method, geometry, d)``.
+
+    Least squares of ``log W`` on ``log F`` over the points where a width was found (at least
+    two), with the slope's standard error, and the exponent that ``F log F`` itself has over the
+    same ``F`` (its local slope ``1 + 1 / ln F`` averaged by the same regression), so that
+    ``p - p_FlogF`` reads as the excess over the optimal rate.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of the ``capacity`` sweep (columns ``method, geometry, d, F, W, found``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method, geometry, d, n`` (points fitted), ``n_missing`` (points with no width
+        in range), ``F_min, F_max, exponent, se, exponent_flogf, excess``.
+    """
+    rows = []
+    for (method, geometry, d), g in frame.groupby(["method", "geometry", "d"], sort=False):
+        ok = g[g["found"].astype(bool)]
+        rec = {"method": method, "geometry": geometry, "d": int(d), "n": len(ok),
+               "n_missing": int(len(g) - len(ok)), "F_min": None, "F_max": None, "exponent": float("nan"),
+               "se": float("nan"), "exponent_flogf": float("nan"), "excess": float("nan")}
+        if len(ok) >= 2:
+            x = np.log(ok["F"].to_numpy(float))
+            p, se = _slope(x, np.log(ok["W"].to_numpy(float)))
+            q, _ = _slope(x, x + np.log(x))
+            rec.update(F_min=int(ok["F"].min()), F_max=int(ok["F"].max()), exponent=p, se=se,
+                       exponent_flogf=q, excess=p - q)
+        rows.append(rec)
+    return pd.DataFrame(rows)
+
+
+def method_ratios(frame: pd.DataFrame, numerator: str, denominator: str, hi: int = 65536) -> pd.DataFrame:
+    """Paired parameter ratios ``W_numerator / W_denominator`` at every shared grid point.
+
+    A method that stored no fact set up to ``hi`` has ``W > 3 hi d``; the ratio is then a lower
+    bound (``bound = "lower"``) if it is the numerator, an upper bound if the denominator, and
+    undefined when both missed.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of the ``capacity`` sweep (columns ``method, geometry, d, alpha, F, W, found``).
+    numerator, denominator : str
+        Method names.
+    hi : int, default 65536
+        Largest width the searches tried (``CapacityConfig.hi``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``geometry, d, alpha, F, W_num, W_den, ratio, bound`` (``"exact"``, ``"lower"``,
+        ``"upper"`` or ``"none"``), one row per point both methods were searched at.
+    """
+    keys = ["geometry", "d", "alpha", "F"]
+    a = frame[frame["method"] == numerator].set_index(keys)
+    b = frame[frame["method"] == denominator].set_index(keys)
+    rows = []
+    for key in a.index.intersection(b.index):
+        ra, rb = a.loc[key], b.loc[key]
+        d = int(key[1])
+        fa, fb = bool(ra["found"]), bool(rb["found"])
+        wa = float(ra["W"]) if fa else 3.0 * hi * d
+        wb = float(rb["W"]) if fb else 3.0 * hi * d
+        bound = "exact" if fa and fb else "lower" if fb else "upper" if fa else "none"
+        rows.append({"geometry": key[0], "d": d, "alpha": float(key[2]), "F": int(key[3]),
+                     "W_num": wa if fa else float("nan"), "W_den": wb if fb else float("nan"),
+                     "ratio": wa / wb if bound != "none" else float("nan"), "bound": bound})
+    return pd.DataFrame(rows, columns=["geometry", "d", "alpha", "F", "W_num", "W_den", "ratio", "bound"])
