@@ -47,7 +47,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 venv: $(STAMP)
 
+# The book is built from what the .md files say: an edited .md is copied into its .ipynb first
+# (the build executes every chapter, so the HTML shows the edited chapter's fresh outputs).
 book: $(STAMP)
+	$(BIN)/python tools/booktools.py sync-inputs
 	rm -rf _build/html _build/.jupyter_cache _build/jupyter_execute
 	$(BIN)/jupyter-book build . -W --keep-going --builder html
 	@echo "The book is in _build/html/index.html"

@@ -217,3 +217,35 @@ def test_prose_shows_every_glued_digit_and_no_more_rounding(md, ipynb):
             bad.append(f"{key}: stored {text}, shown as {format(value, spec)} ({spec})")
     assert not bad, f"{md.name}: glued values with digits the prose drops (glue them with the prose's spec):\n  " + \
         "\n  ".join(bad)
+
+
+# --------------------------------------------------------------------------------------------
+# The two tools that write a chapter pair agree byte for byte
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_jupytext_sync_leaves_the_committed_pair_unchanged(md, ipynb, tmp_path):
+    """A fresh clone followed by ``jupytext --sync notebooks/*.md`` leaves ``git status`` clean:
+    what ``booktools execute`` wrote is exactly what jupytext would write."""
+    from jupytext.cli import jupytext as jupytext_cli
+
+    copies = [tmp_path / md.name, tmp_path / ipynb.name]
+    for src, dst in zip((md, ipynb), copies):
+        dst.write_bytes(src.read_bytes())
+    jupytext_cli(["--sync", "--quiet", str(copies[0])])
+    assert copies[1].read_bytes() == ipynb.read_bytes(), f"jupytext --sync rewrites {ipynb.name}"
+    assert copies[0].read_bytes() == md.read_bytes(), f"jupytext --sync rewrites {md.name}"
+
+
+def test_an_edited_md_is_copied_into_its_ipynb_with_outputs_kept(tmp_path):
+    md, ipynb = PAIRS[0]
+    new_md, new_ipynb = tmp_path / md.name, tmp_path / ipynb.name
+    new_ipynb.write_bytes(ipynb.read_bytes())
+    new_md.write_text(md.read_text().replace("# ", "# Edited: ", 1))
+    assert booktools.out_of_sync(new_md, new_ipynb)
+    assert booktools.sync_inputs(new_md)
+    assert not booktools.out_of_sync(new_md, new_ipynb)
+    nb, old = _load(new_ipynb), _load(ipynb)
+    assert any("Edited: " in c.source for c in nb.cells)
+    assert sum(len(c.outputs) for c in _code_cells(nb)) == sum(len(c.outputs) for c in _code_cells(old))
+    assert not booktools.sync_inputs(new_md)  # nothing left to copy

@@ -2,6 +2,11 @@
 
     python tools/booktools.py sync-boilerplate   # rewrite the install and macros cells from _config.yml
     python tools/booktools.py execute notebooks/01-*.md ...   # .md -> .ipynb, run top to bottom, save outputs
+    python tools/booktools.py sync-inputs        # .md -> .ipynb inputs (outputs kept), for every edited chapter
+
+The ``.md`` twin is what people edit. ``execute`` writes the ``.ipynb`` exactly as ``jupytext --sync``
+would (jupytext keeps the ``text_representation`` header in the ``.md`` only), so the two tools
+never undo each other; ``tests/test_notebooks.py`` pins that byte for byte.
 
 The repository address and the maths macros are defined once, in ``_config.yml``. Every chapter
 carries two generated cells that copy them, so that the notebook renders and installs the same way
@@ -119,10 +124,39 @@ def execute(md: Path, timeout: int = 1200) -> Path:
         cell.metadata.pop("execution", None)
     _stable_ids(nb)
     out = md.with_suffix(".ipynb")
-    nbformat.write(nb, out)
+    write_ipynb(nb, out)
     # Re-write the .md from the executed notebook so both files carry the same metadata.
     md.write_text(jupytext.writes(nb, fmt="md:myst"))
     return out
+
+
+def write_ipynb(nb, path: Path) -> None:
+    """Write ``nb`` as jupytext writes a paired ``.ipynb``: without the ``.md``-only header."""
+    nb.metadata.get("jupytext", {}).pop("text_representation", None)
+    nbformat.write(nb, path)
+
+
+def out_of_sync(md: Path, ipynb: Path) -> bool:
+    """Whether the ``.md`` says something other than the inputs of the ``.ipynb``."""
+    return not ipynb.exists() or md.read_text() != jupytext.writes(nbformat.read(ipynb, as_version=4), fmt="md:myst")
+
+
+def sync_inputs(md: Path) -> bool:
+    """Copy the cells of an edited ``.md`` into its ``.ipynb``, keeping the outputs of unchanged
+    cells (jupytext's own pairing rule); return whether anything changed."""
+    from jupytext.combine import combine_inputs_with_outputs
+
+    ipynb = md.with_suffix(".ipynb")
+    if not out_of_sync(md, ipynb):
+        return False
+    nb = jupytext.read(md)
+    if ipynb.exists():
+        nb = combine_inputs_with_outputs(nb, nbformat.read(ipynb, as_version=4), fmt="md:myst")
+    nb.metadata.setdefault("jupytext", {})["formats"] = FORMATS
+    _stable_ids(nb)
+    write_ipynb(nb, ipynb)
+    md.write_text(jupytext.writes(nb, fmt="md:myst"))
+    return True
 
 
 def _stable_ids(nb) -> None:
@@ -142,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("sync-boilerplate", help="rewrite the generated cells of every chapter's .md")
+    sub.add_parser("sync-inputs", help="copy every edited .md into its .ipynb (outputs kept)")
     ex = sub.add_parser("execute", help="execute chapters (.md paths) and save their .ipynb with outputs")
     ex.add_argument("paths", nargs="+", type=Path)
     ex.add_argument("--timeout", type=int, default=1200)
@@ -150,6 +185,12 @@ def main(argv: list[str] | None = None) -> int:
         for md, _ in chapter_pairs():
             if md.exists() and sync_boilerplate(md):
                 print(f"updated {md.relative_to(ROOT)}")
+        return 0
+    if args.cmd == "sync-inputs":
+        for md, ipynb in chapter_pairs():
+            if md.exists() and sync_inputs(md):
+                print(f"{md.relative_to(ROOT)} was edited: its cells are copied into {ipynb.name}; "
+                      f"its stored outputs are stale until `make sync` (or booktools execute) reruns it")
         return 0
     for p in args.paths:
         md = p.with_suffix(".md")
