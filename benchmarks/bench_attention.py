@@ -21,11 +21,11 @@ import argparse
 import sys
 import time
 
+from assocmem.benchmarking import machine_info
 from assocmem.linear.timing import (
     PRESETS,
     get_preset,
     loglog_slope,
-    machine_info,
     time_attention_vs_T,
     time_decoding,
 )

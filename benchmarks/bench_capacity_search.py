@@ -28,9 +28,9 @@ import time
 
 import torch
 
+from assocmem.benchmarking import fastest_thread_count, machine_info
 from assocmem.sweeps import point_seed
 from assocmem.mlps.capacity_sweeps import CAPACITY_PRESETS, capacity_fact_set, capacity_search, num_facts
-from assocmem.linear.timing import fastest_thread_count, machine_info
 
 
 def case(method: str, d: int, alpha: float, repeats: int, label: str, target: str) -> None:

@@ -37,19 +37,14 @@ import time
 import torch
 from torch.utils import benchmark
 
+from assocmem.benchmarking import fastest_thread_count, gemm_rate, machine_info
 from assocmem.mlps.facts import make_fact_set
-from assocmem.mlps.margins import accuracy, accuracy_from_outputs
-from assocmem.mlps.mlp import (
-    _checked_facts,
-    _cholesky,
-    _gaussian,
-    _gram_lower,
-    _gram_panels,
-    _stacked_features,
-    data_dependent_mlp,
-    hebbian_mlp,
-)
-from assocmem.linear.timing import fastest_thread_count, gemm_rate, machine_info
+from assocmem.mlps.margins.decoding import accuracy, accuracy_from_outputs
+from assocmem.mlps.mlp._common import _checked_facts, _gaussian
+from assocmem.mlps.mlp.architectures import _stacked_features
+from assocmem.mlps.mlp.data_dependent import data_dependent_mlp
+from assocmem.mlps.mlp.hebbian import hebbian_mlp
+from assocmem.mlps.mlp.readout import _cholesky, _gram_lower, _gram_panels
 
 
 def timed(stmt, min_run_time: float, **globs) -> tuple[float, float]:

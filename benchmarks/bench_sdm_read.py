@@ -29,7 +29,9 @@ import time
 
 import torch
 
-from assocmem.sdm.convergence import ALGORITHMS, make_read_rule, random_patterns
+from assocmem.sdm.convergence.algorithms import ALGORITHMS
+from assocmem.sdm.convergence.perturbations import random_patterns
+from assocmem.sdm.convergence.read_rules import make_read_rule
 
 TARGET = 1e5  # query-steps per second
 HEADLINE = ("Cont_SDM_BFit_Attention", "Cont_SDM")

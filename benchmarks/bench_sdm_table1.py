@@ -21,9 +21,9 @@ import time
 import numpy as np
 import scipy
 
-from assocmem.sdm.capacity import ATTENTION, CANONICAL, CRITERIA, table1
+from assocmem.sdm.capacity.optimal_radii import ATTENTION, CANONICAL, CRITERIA, table1
 
-cap = importlib.import_module("assocmem.sdm.capacity")  # the module, whatever the package re-exports
+cap = importlib.import_module("assocmem.sdm.capacity._common")  # the exact ball-size caches
 
 TARGET_S = 5.0
 

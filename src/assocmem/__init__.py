@@ -1,23 +1,34 @@
 """assocmem: associative memories, from linear attention to sparse distributed memory.
 
-The library behind the executable book *How Much Can a Matrix Remember?*. Each module
-implements one family of memories or one kind of analysis; the chapters of the book call
-these functions and stay thin.
+The library behind the executable book *How Much Can a Matrix Remember?*. Its layout is the
+book's table of contents: one package per Part, over one shared floor that every Part uses.
 
-Modules
--------
-attention   softmax attention and causal linear attention (parallel, recurrent, chunked)
-memory      matrix memories: outer-product (Hebbian), least-squares, delta rule
-theory      closed forms for read errors and capacity
-geometry    the geometry of stored pairs: coordinates in the key basis, coherence, noisy reads
-capacity    Monte Carlo read errors of random key-value pairs
-sdm         sparse distributed memory: Hamming and spherical intersections, beta fits,
-            signal-to-noise and optimal radii, read rules
-repro       reproduction checks: seed value, our value, tolerance, verdict
-plotting    the house figure style
-devices     device selection (``device="auto"``)
-timing      wall-clock timing of attention forms and decoders (machine-dependent figures)
-progress    progress bars that stay silent under CI and in the book build
+Parts
+-----
+linear      Part I (chapters 01-03): linear attention as a matrix memory. Softmax and linear
+            attention, outer-product / least-squares / delta-rule memories, closed-form read
+            errors, the geometry of stored pairs, Monte Carlo capacity (seed 000).
+mlps        Part II (chapters 10-13): fact-storing MLPs. Fact sets, the Hebbian MLP constructions
+            and their baselines, decoding margins and their bounds, the counting bound, the
+            theorems of *MLPs are Hebbians*, and the capacity and margin sweeps (seed 001).
+sdm         Part III (chapters 30-36): sparse distributed memory and attention. Hamming and
+            spherical intersections, the beta fits, SNR and optimal radii, read rules, SDM as a
+            kernel memory, the convergence experiments (seed 002).
+
+The shared floor
+----------------
+sweeps        named sweeps with presets, a resumable results store, executors, the capacity
+              search, and the live-against-stored check
+repro         reproduction-check tables: what the source says, ours, tolerance, verdict
+display       the display policy: numbers at the precision the computation supports
+plotting      the house figure style
+devices       device selection (``device="auto"``) and CPU thread control
+benchmarking  machine description and same-run reference rates for timings
+datasets      real patterns: scikit-learn's digits, a local MNIST reader
+progress      progress bars that stay silent under CI and in the book build
+
+The floor imports no Part. Part II uses Part I's matrix memory (its linear Hebbian baseline) and
+Part III uses Part I's softmax attention; no other Part imports another (``tests/test_layout.py``).
 """
 
 __version__ = "0.1.0"

@@ -8,15 +8,14 @@ import numpy as np
 import pytest
 import torch
 
+from assocmem.benchmarking import time_call
 from assocmem.linear.timing import (
     ATTENTION_METHODS,
     PRESETS,
     get_preset,
     loglog_slope,
-    machine_info,
     preset_dict,
     time_attention_vs_T,
-    time_call,
     time_decoding,
 )
 
@@ -41,13 +40,6 @@ def test_loglog_slope_recovers_exponents():
         loglog_slope([1.0], [1.0])
     with pytest.raises(ValueError, match="positive"):
         loglog_slope([1.0, 2.0], [0.0, 1.0])
-
-
-def test_time_call_is_a_positive_median():
-    s = time_call(lambda: sum(range(100)), min_run_time=0.01)
-    assert isinstance(s, float) and 0 < s < 0.1
-    with pytest.raises(ValueError, match="positive"):
-        time_call(lambda: None, min_run_time=0)
 
 
 def test_time_attention_vs_T_table():
@@ -79,29 +71,11 @@ def test_time_decoding_octaves_and_exact_memory():
         time_decoding(0)
 
 
-def test_machine_info_keys():
-    info = machine_info("cpu")
-    assert set(info) == {"cpu", "cpu_cores", "threads", "device", "torch", "python", "os"}
-    assert info["device"] == "cpu" and info["torch"] == torch.__version__ and info["threads"] == "1"
-    loaded = machine_info("cpu", 2, load_average=True)
-    assert set(loaded) == set(info) | {"load_average"} and loaded["threads"] == "2"
-    load = loaded["load_average"]
-    assert load == "unavailable" or (load.endswith("(1, 5, 15 min)") and len(load.split(",")) == 5)
-
-
 def test_timing_leaves_thread_count_alone():
     before = torch.get_num_threads()
     time_decoding(3, 2, 2, repeats=1, num_threads=1)
     assert torch.get_num_threads() == before
     assert math.isfinite(time_call(lambda: None, min_run_time=0.001))
-
-
-def test_time_call_statistics():
-    fast = time_call(lambda: sum(range(100)), min_run_time=0.01, stat="min")
-    median = time_call(lambda: sum(range(100)), min_run_time=0.01, stat="median")
-    assert fast > 0 and median > 0
-    with pytest.raises(ValueError, match="unknown stat"):
-        time_call(lambda: None, stat="mean")
 
 
 def test_time_attention_rounds():
@@ -120,11 +94,3 @@ def test_decoding_uses_the_shared_thread_context():
         with pytest.raises(ValueError, match="num_threads must be an integer >= 1"):
             time_decoding(2, 2, 2, repeats=1, num_threads=bad)
     assert torch.get_num_threads() == before
-
-
-def test_gemm_rate_and_fastest_thread_count():
-    from assocmem.linear.timing import fastest_thread_count, gemm_rate
-    assert gemm_rate(32, 16, 8, num_threads=1, min_run_time=0.01) > 0
-    assert fastest_thread_count((32, 16, 8), min_run_time=0.01) >= 1
-    with pytest.raises(ValueError, match="sizes"):
-        gemm_rate(0, 4, 4)

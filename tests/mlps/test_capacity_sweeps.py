@@ -17,7 +17,7 @@ import torch
 
 from assocmem.__main__ import main
 from assocmem.mlps.facts import make_fact_set, spike
-from assocmem.mlps.margins import accuracy
+from assocmem.mlps.margins.decoding import accuracy
 from assocmem.sweeps import (
     ResultsPaths,
     UnknownNameError,

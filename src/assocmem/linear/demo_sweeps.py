@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assocmem.linear.capacity import read_error_mc
+from assocmem.linear.capacity.read_error import read_error_mc
 from assocmem.linear.theory import additive_read_error
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep

@@ -4,21 +4,19 @@ Everything here measures time on the machine it runs on, so its numbers are *mac
 the book shows them, labelled so, and never checks them against a seed. What the seed claims
 about cost (seed 000 §2: the key-value cache grows with ``t`` and producing ``T`` tokens costs
 time proportional to ``T^2``; §3: a fixed state updated by one term per step) is checked exactly
-by counting, in :mod:`assocmem.linear.attention` (``numbers_held``, ``last_step_macs``).
+by counting, in :mod:`assocmem.linear.attention.decoding` (``numbers_held``, ``last_step_macs``).
 
-* :func:`time_call` times one callable with :class:`torch.utils.benchmark.Timer` (warm-up,
-  automatic number of runs, accelerator synchronisation, a fixed number of threads); it returns
-  the median time of one call.
 * :func:`time_attention_vs_T` times softmax attention and the parallel, recurrent and chunked forms
   of causal linear attention over a range of sequence lengths.
 * :func:`time_decoding` times step-by-step generation with a key-value cache and with the
   recurrent state, per token, as the number of tokens seen grows.
 * :func:`loglog_slope` fits the exponent ``p`` of ``time ~ T^p``.
-* :func:`machine_info` says where the numbers were measured.
 
-Presets (:data:`PRESETS`, :func:`get_preset`) size the experiments of chapter 01: ``"quick"`` runs
-in seconds on two CPU cores (the book and CI); ``"full"`` goes to ``T = 16384`` (a GPU, or a patient
-CPU, under papermill or ``benchmarks/bench_attention.py``).
+Each point is timed with :func:`assocmem.benchmarking.time_call`; :func:`assocmem.benchmarking.machine_info`
+says where the numbers were measured. Presets (:data:`PRESETS`, :func:`get_preset`) size the
+experiments of chapter 01 ("From attention to a matrix"): ``"quick"`` runs in seconds on two CPU
+cores (the book and CI); ``"full"`` goes to ``T = 16384`` (a GPU, or a patient CPU, under papermill
+or ``benchmarks/bench_attention.py``).
 
 References
 ----------
@@ -28,8 +26,6 @@ Seed 000 §2-§3. PyTorch benchmark utilities: ``torch.utils.benchmark.Timer``.
 from __future__ import annotations
 
 import math
-import os
-import platform
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -37,11 +33,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 import torch
-from torch.utils import benchmark
 
 from assocmem._checks import lookup
-from assocmem.linear.attention import KVCacheDecoder, LinearAttentionDecoder, linear_attention, softmax_attention
+from assocmem.benchmarking import time_call
 from assocmem.devices import resolve_device, torch_threads
+from assocmem.linear.attention.decoding import KVCacheDecoder, LinearAttentionDecoder
+from assocmem.linear.attention.linear_forms import linear_attention
+from assocmem.linear.attention.softmax import softmax_attention
 
 __all__ = [
     "TimingPreset",
@@ -49,10 +47,6 @@ __all__ = [
     "get_preset",
     "ATTENTION_METHODS",
     "DECODERS",
-    "machine_info",
-    "time_call",
-    "gemm_rate",
-    "fastest_thread_count",
     "loglog_slope",
     "time_attention_vs_T",
     "time_decoding",
@@ -123,156 +117,6 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
     elif device.type == "mps":
         torch.mps.synchronize()
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def machine_info(device: str | torch.device = "cpu", num_threads: int | None = 1, *,
-                 load_average: bool = False) -> dict[str, str]:
-    """Where timings were taken: processor, cores, threads, accelerator, software versions.
-
-    Parameters
-    ----------
-    device : str or torch.device, default "cpu"
-        The device timed (resolved with :func:`assocmem.devices.resolve_device`).
-    num_threads : int or None, default 1
-        CPU threads used while timing (``None``: torch's current setting).
-    load_average : bool, default False
-        Also report the system load average at the time of the call (how busy a shared machine
-        was, which inflates wall-clock times).
-
-    Returns
-    -------
-    dict of str to str
-        Keys ``cpu``, ``cpu_cores``, ``threads``, ``device``, ``torch``, ``python``, ``os``; with
-        ``load_average=True`` also ``load_average``: the 1, 5 and 15 minute load averages, e.g.
-        ``"0.52, 0.81, 1.64 (1, 5, 15 min)"``, or ``"unavailable"`` where the platform has none.
-    """
-    dev = resolve_device(device)
-    name = "cpu"
-    if dev.type == "cuda":
-        name = f"cuda ({torch.cuda.get_device_name(dev)})"
-    elif dev.type == "mps":
-        name = "mps"
-    info = {
-        "cpu": _cpu_model(),
-        "cpu_cores": str(os.cpu_count()),
-        "threads": str(torch.get_num_threads() if num_threads is None else num_threads),
-        "device": name,
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "os": f"{platform.system()} {platform.release()}",
-    }
-    if load_average:
-        info["load_average"] = _load_average()
-    return info
-
-
-def _load_average() -> str:
-    """The 1, 5 and 15 minute load averages as text, or ``"unavailable"``."""
-    try:
-        loads = os.getloadavg()
-    except (AttributeError, OSError):
-        return "unavailable"
-    return f"{', '.join(f'{x:.2f}' for x in loads)} (1, 5, 15 min)"
-
-
-def time_call(fn: Callable[[], object], *, min_run_time: float = 0.1, num_threads: int = 1,
-              stat: str = "min") -> float:
-    """Wall-clock seconds of one call of ``fn()``: the fastest (or median) block average.
-
-    Uses :meth:`torch.utils.benchmark.Timer.blocked_autorange`: a warm-up call, then blocks of
-    calls sized automatically until ``min_run_time`` seconds have been spent; accelerators are
-    synchronised around each block. Each block gives one average time per call. The minimum over
-    blocks is the default because interference from other processes only ever adds time (the
-    advice of Python's :mod:`timeit`); the median is the alternative.
-
-    Parameters
-    ----------
-    fn : callable with no arguments
-    min_run_time : float, default 0.1
-        Seconds of measurement (at least one block is run whatever its length).
-    num_threads : int, default 1
-        CPU threads torch may use while timing.
-    stat : {"min", "median"}, default "min"
-        Statistic over the blocks.
-
-    Returns
-    -------
-    float
-        Seconds per call (machine-dependent).
-
-    Raises
-    ------
-    ValueError
-        If ``min_run_time`` is not positive or ``stat`` is unknown.
-    """
-    if not min_run_time > 0:
-        raise ValueError(f"min_run_time must be positive; got {min_run_time!r}")
-    if stat not in ("min", "median"):
-        raise ValueError(f"unknown stat {stat!r}; expected 'min' or 'median'")
-    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=int(num_threads))
-    m = timer.blocked_autorange(min_run_time=min_run_time)
-    return float(min(m.times)) if stat == "min" else float(m.median)
-
-
-def gemm_rate(n: int, k: int, p: int, *, num_threads: int | None = None, min_run_time: float = 0.5) -> float:
-    """Achieved float64 GFLOP/s of an ``(n, k) @ (k, p)`` matrix product on the CPU.
-
-    The machine's reference rate for the benchmarks: ``2 n k p`` flops over the median time per
-    product (:func:`time_call` with ``stat="median"``).
-
-    Parameters
-    ----------
-    n, k, p : int
-        Matrix sizes, each ``>= 1``.
-    num_threads : int or None, default None
-        CPU threads; ``None`` uses torch's current setting.
-    min_run_time : float, default 0.5
-        Seconds of measurement.
-
-    Returns
-    -------
-    float
-        GFLOP/s (machine-dependent).
-
-    Raises
-    ------
-    ValueError
-        If a size is below 1 or ``min_run_time`` is not positive.
-    """
-    if min(n, k, p) < 1:
-        raise ValueError(f"matrix sizes must be >= 1; got {(n, k, p)}")
-    a = torch.randn(n, k, dtype=torch.float64)
-    b = torch.randn(k, p, dtype=torch.float64)
-    threads = torch.get_num_threads() if num_threads is None else num_threads
-    seconds = time_call(lambda: a @ b, min_run_time=min_run_time, num_threads=threads, stat="median")
-    return 2 * n * k * p / seconds / 1e9
-
-
-def fastest_thread_count(shape: tuple[int, int, int] = (1024, 512, 512), min_run_time: float = 0.3) -> int:
-    """The faster of one thread and all available cores on a probe GEMM of ``shape``.
-
-    On a loaded machine an OpenMP team larger than the free cores can be far slower than one
-    thread, so the benchmarks measure before they choose.
-
-    Returns
-    -------
-    int
-        1 or the number of cores this process may run on.
-    """
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(sorted({1, cores}),
-               key=lambda t: gemm_rate(*shape, num_threads=t, min_run_time=min_run_time))
 
 
 def loglog_slope(x: Iterable[float], y: Iterable[float]) -> float:

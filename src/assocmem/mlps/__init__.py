@@ -1,0 +1,24 @@
+"""Part II: fact-storing MLPs (chapters 10-13, seed 001, *MLPs are Hebbians*).
+
+A fact is a key mapped to a value; an MLP stores a set of facts when every key decodes to its
+value by an argmax over the value table. This package holds the fact sets, the MLP
+constructions and their baselines, the decoding margins and the bounds on them, the counting
+bound, the checks of the paper's theorems, and the sweeps behind chapters 12 and 13.
+
+Modules
+-------
+facts             fact sets: key and value tables and the map between them, random and tied,
+                  the rank-1 spike (chapters 10-13)
+mlp               fact-storing MLPs: the bilinear Hebbian construction (whitening none, diagonal,
+                  full), the exact-K2 memory, the data-dependent construction, the NTK baseline and
+                  gradient descent (chapters 10-13)
+margins           decoding scores, accuracy and margins (Defs. 2.1-2.2), the geometric and penalty
+                  statistics of App. B.5, the theory curves and their fits, noisy queries, bit
+                  complexity (chapters 10-12)
+counting          the counting lower bound on parameters (Theorem 2.4) and the capacity of
+                  Hebbian memories (chapters 10, 13)
+hebbian_theory    Theorem 3.1 and Lemmas B.2, B.3, B.34 checked on random instances (chapter 11)
+capacity_sweeps   the ``capacity`` sweep: the smallest width storing F facts, per method (chapter 13)
+margin_sweeps     the ``margin_*`` sweeps: minimum margins against F, m and noise, and bit counts
+                  (chapter 12)
+"""

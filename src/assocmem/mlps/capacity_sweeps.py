@@ -58,7 +58,7 @@ import torch
 
 from assocmem.mlps.counting import min_parameters_bound
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
-from assocmem.mlps.margins import accuracy
+from assocmem.mlps.margins.decoding import accuracy
 from assocmem.mlps.mlp import data_dependent_mlp, hebbian_mlp, ntk_mlp, train_mlp
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep

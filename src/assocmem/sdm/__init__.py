@@ -5,7 +5,9 @@ Submodules
 geometry
     Hamming balls, the exact circle intersection ``I(dv, d, n)`` (Eq. 2), Kanerva's lune form and
     normal approximation, expected neuron counts, spherical cap intersections (continuous SDM),
-    and the log-linear ``beta`` fit (Eq. 10) with the analytic ``beta`` of Eq. 21.
+    and the log-linear ``beta`` fit (Eq. 10) with the analytic ``beta`` of Eq. 21. A subpackage:
+    ``balls``, ``intersection``, ``normal_approximation``, ``shared_neurons``, ``spherical_caps``,
+    ``beta_fit``.
 exponential
     Why the intersection looks exponential: local decay rates, the exact form of the regression
     ``beta``, and the decomposition of the gap between Eq. 21 and the fitted ``beta``.
@@ -13,11 +15,12 @@ read
     Reading an SDM: Hamming distances, the bipolar map of Eq. 5, the pattern view of Eq. 1, attention
     in SDM notation (Eq. 4), and the neuron view with explicit random neurons.
 weights
-    Normalised SDM weights against fitted-softmax weights: total variation, the softmax weight on
-    far patterns and its exact expectation.
+    Normalised SDM weights against fitted-softmax weights (total variation), and the weight on far
+    patterns: closed forms, simulations and its exact expectation. A subpackage: ``profiles``,
+    ``far_patterns``, ``relative_weights``, ``presets``.
 capacity
-    Signal-to-noise ratio (Eq. 25), memory capacity (Eqs. 26-27), critical distance, the optimal
-    radii of Table 1 and the softmax weight on far patterns.
+    Signal-to-noise ratio (Eq. 25), memory capacity (Eqs. 26-27), critical distance and the optimal
+    radii of Table 1. A subpackage: ``signal_noise``, ``iterated_reading``, ``optimal_radii``.
 kernels
     SDM as a kernel memory: the spectrum of the ball-intersection kernel on the hypercube, binary
     random features (neuron-view SDM as linear attention), the von Mises-Fisher reading of softmax,
@@ -29,9 +32,10 @@ convergence
 simulation
     Explicit-neuron simulation of a read bit's signal and noise (Fig. 16) and its exact moments.
 
-Everything public in ``geometry``, ``read`` and ``capacity`` is re-exported here, so ``from assocmem.sdm
-import circle_intersection`` works. ``capacity.capacity`` is exported as ``memory_capacity`` so
-that the name ``assocmem.sdm.capacity`` keeps meaning the submodule.
+Everything public in ``geometry``, ``read`` and ``capacity``, and the far-pattern weights of
+``weights.far_patterns``, is re-exported here, so ``from assocmem.sdm import circle_intersection``
+works. ``capacity.capacity`` is exported as ``memory_capacity`` so that the name
+``assocmem.sdm.capacity`` keeps meaning the subpackage.
 """
 
 from assocmem.sdm.capacity import *  # noqa: F401,F403
@@ -40,5 +44,7 @@ from assocmem.sdm.geometry import *  # noqa: F401,F403
 from assocmem.sdm.geometry import __all__ as _geometry_all
 from assocmem.sdm.read import *  # noqa: F401,F403
 from assocmem.sdm.read import __all__ as _read_all
+from assocmem.sdm.weights.far_patterns import *  # noqa: F401,F403
+from assocmem.sdm.weights.far_patterns import __all__ as _far_patterns_all
 
-__all__ = list(_geometry_all) + list(_read_all) + list(_capacity_all)
+__all__ = list(_geometry_all) + list(_read_all) + list(_capacity_all) + list(_far_patterns_all)

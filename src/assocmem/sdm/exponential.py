@@ -55,7 +55,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from assocmem._checks import lookup
-from assocmem.sdm.geometry import analytic_beta, circle_intersection_table, fit_beta
+from assocmem.sdm.geometry.beta_fit import analytic_beta, fit_beta
+from assocmem.sdm.geometry.intersection import circle_intersection_table
 
 __all__ = [
     "ExponentialPreset",

@@ -61,7 +61,9 @@ import numpy as np
 from scipy import stats
 
 from assocmem._checks import lookup
-from assocmem.sdm.geometry import _as_int, _check_distance, _check_n, ball_size, circle_intersection_table
+from assocmem.sdm.geometry._common import _as_int, _check_distance, _check_n
+from assocmem.sdm.geometry.balls import ball_size
+from assocmem.sdm.geometry.intersection import circle_intersection_table
 
 __all__ = [
     "FIG16",

@@ -1,0 +1,163 @@
+"""The sketched-``K_2`` Hebbian MLP of Algorithm 1 and its infinite-width limit, the exact-``K_2`` memory.
+
+:func:`hebbian_mlp` draws ``A_bar, G_bar`` iid ``N(0, 1)`` and sets ``A = m^{-1/4} A_bar``,
+``G = m^{-1/4} G_bar``, so that the features of the :class:`~assocmem.mlps.mlp.architectures.BilinearMLP`
+are ``g(x) = (A_bar x) * (G_bar x) / sqrt(m)`` and ``E[<g(x), g(z)>] = <x, z>^2`` (Lemma B.2); its
+readout is :func:`~assocmem.mlps.mlp.readout.hebbian_readout`, raw or whitened.
+:func:`exact_k2_memory` is the limit ``m -> infinity`` of the unwhitened construction,
+``H(x) = (1/F) sum_t c_f(t) <k_t, x>^2`` (an :class:`~assocmem.mlps.mlp.architectures.ExactK2Memory`).
+Source: seed 001, Sec. 4.1 (eqs. 7-8), Algorithm 1 (App. B.2.3), App. B.2.4 (eqs. 12-14), Lemma B.2
+(App. B.2.2), App. A.1.1 and A.3.2. Used by chapter 10 ("Facts, margins and the counting bound"),
+chapter 11 ("MLPs are kernel Hebbians", through the Theorem 3.1 check on Algorithm 1's ``B0``),
+chapter 12 ("How margins scale", through :mod:`assocmem.mlps.margin_sweeps`) and chapter 13
+("Facts per parameter", through :mod:`assocmem.mlps.capacity_sweeps`).
+
+References
+----------
+Seed 001: R. Garcia, J. Liu, R. Junkins, S. Eyuboglu, A. Rudra, C. Re, "MLPs are Hebbians:
+Constructing Efficient Fact-Storing MLPs for Transformers" (arXiv 2607.10034): Sec. 4.1 (eqs. 7-8),
+Sec. 4.3, App. A.1.1 (MLP variants), A.3.2 (the exact-``K_2`` ``F``-sweep), B.2.2 (Lemma B.2),
+B.2.3 (Algorithm 1), B.2.4 (eqs. 12-14).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from assocmem._checks import positive_int as _positive_int, seed_int as _seed
+from assocmem.mlps.facts import FactSet
+from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian
+from assocmem.mlps.mlp.architectures import BilinearMLP, ExactK2Memory, _stacked_features
+from assocmem.mlps.mlp.readout import WHITENINGS, hebbian_readout
+
+__all__ = [
+    "hebbian_mlp",
+    "exact_k2_memory",
+]
+
+
+def hebbian_mlp(
+    facts: FactSet,
+    m: int,
+    whitening: str = "none",
+    ridge: float = 1e-6,
+    seed: int = 0,
+    *,
+    branch: str = "auto",
+    require_unit_keys: bool = True,
+    return_features: bool = False,
+) -> BilinearMLP | tuple[BilinearMLP, torch.Tensor]:
+    """Sketched-``K_2`` Hebbian MLP of Algorithm 1, with optional readout whitening.
+
+    1. Draw ``A_bar, G_bar`` iid ``N(0, 1)`` of shape ``(m, d)`` (one generator seeded with
+       ``seed``; ``A_bar`` first) and set ``A = m^{-1/4} A_bar``, ``G = m^{-1/4} G_bar``, so the
+       features are ``g(x) = (A_bar x) * (G_bar x) / sqrt(m)`` (lines 1-2).
+    2. ``Phi`` ``(F, m)`` with rows ``g(k_i)``; ``C_f`` ``(F, d)`` with rows ``v_f(i)`` (lines 3-4).
+    3. Readout by :func:`hebbian_readout`: ``none`` ``B0 = C_f^T Phi / F``; ``diag`` divides each
+       column by ``Sigma_rr + ridge`` (the diagonal of the feature covariance); ``full`` uses the
+       primal ``B0 (Sigma + ridge I)^{-1}`` for ``m <= F`` and the dual
+       ``C_f^T (Phi Phi^T + ridge I)^{-1} Phi`` for ``m > F``.
+
+    Everything is computed in float64 on the fact set's device (Cholesky + triangular solves).
+    The dual branch interpolates once ``m >= F`` (generically 100 % accurate there).
+
+    Parameters
+    ----------
+    facts : FactSet
+        Keys ``(F, d)`` on the unit sphere, values ``(V, d)``, mapping ``(F,)``.
+    m : int
+        Hidden width, ``m >= 1``.
+    whitening : {"none", "diag", "full"}, default "none"
+    ridge : float, default 1e-6
+        ``lambda`` of eqs. 13-14 and Algorithm 1 line 11. ``0`` is allowed; a singular system then
+        raises.
+    seed : int, default 0
+        Seed of ``A_bar, G_bar``.
+    branch : {"auto", "primal", "dual"}, default "auto"
+        Force a branch of the full whitening (for checks).
+    require_unit_keys : bool, default True
+        Check that the keys are unit vectors (the construction's scale ``K(k, k) ~ 1`` assumes it).
+    return_features : bool, default False
+        Also return the feature matrix ``Phi`` of step 2, so that the model's outputs on its own
+        keys are ``Phi @ model.B.T`` without computing the features again (e.g. its accuracy by
+        :func:`assocmem.mlps.margins.accuracy_from_outputs`, as ``benchmarks/bench_mlp.py`` times
+        construction plus accuracy).
+
+    Returns
+    -------
+    model : BilinearMLP
+        ``features(x) = g(x)``, ``B`` ``(d, m)``, ``num_parameters = 3 m d``; ``construction`` is
+        ``"hebbian-<whitening>"``; ``info["branch"]`` is the full-whitening branch used
+        (``"primal"`` or ``"dual"``).
+    Phi : torch.Tensor, shape ``(F, m)``, float64
+        Only with ``return_features=True``: row ``i`` is ``g(k_i)``, on the fact set's device, as
+        :func:`bilinear_features` computes it (equal to ``model.features(facts.keys)`` up to
+        rounding). It shares no memory with the model.
+
+    Raises
+    ------
+    ValueError
+        Not a FactSet, ``m < 1``, keys off the sphere, an unknown mode, a negative ridge, a
+        singular system with ``ridge = 0``, or a ``return_features`` that is not a bool.
+
+    References
+    ----------
+    Seed 001, Sec. 4.1 (eqs. 7-8), Algorithm 1 (App. B.2.3), App. B.2.4 (eqs. 12-14), App. A.1.1.
+
+    Examples
+    --------
+    >>> from assocmem.mlps.facts import make_fact_set
+    >>> from assocmem.mlps.margins import accuracy, accuracy_from_outputs
+    >>> facts = make_fact_set(256, 32, seed=0)
+    >>> model, Phi = hebbian_mlp(facts, 200, "full", return_features=True)
+    >>> accuracy_from_outputs(Phi @ model.B.T, facts) == accuracy(model, facts)
+    True
+    """
+    facts = _checked_facts(facts, require_unit_keys)
+    m = _positive_int("m", m)
+    if whitening not in WHITENINGS:
+        raise ValueError(f"whitening must be one of {WHITENINGS}; got {whitening!r}")
+    if not isinstance(return_features, bool):
+        raise ValueError(f"return_features must be True or False; got {return_features!r}")
+    gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
+    dev = facts.keys.device
+    K = facts.keys.to(_F64)  # (F, d)
+    d = K.shape[1]
+    AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d): [A; G]
+    A, G = AG[:m], AG[m:]
+    Phi = _stacked_features(K, AG)  # (F, m), = bilinear_features(K, A, G)
+    B = hebbian_readout(Phi, facts.targets.to(_F64), whitening, ridge, branch)  # (d, m)
+    model = BilinearMLP(A.clone(), G.clone(), B, construction=f"hebbian-{whitening}")
+    used = branch if branch != "auto" else ("primal" if m <= K.shape[0] else "dual")
+    model.info = {"whitening": whitening, "ridge": float(ridge), "seed": int(seed),
+                  "branch": used if whitening == "full" else None}
+    return (model, Phi) if return_features else model
+
+
+def exact_k2_memory(facts: FactSet, *, require_unit_keys: bool = True) -> ExactK2Memory:
+    """Hebbian memory with the exact quadratic kernel, ``H(x) = (1/F) sum_t c_f(t) <k_t, x>^2``.
+
+    The infinite-width limit of :func:`hebbian_mlp` with ``whitening="none"`` (Lemma B.2); used by
+    the exact-``K_2`` margin sweeps (App. A.3.2).
+
+    Parameters
+    ----------
+    facts : FactSet
+    require_unit_keys : bool, default True
+
+    Returns
+    -------
+    ExactK2Memory
+        float64, with ``kernel(x, z) = (x @ z.T) ** 2`` and no ``features``.
+
+    Raises
+    ------
+    ValueError
+        Not a FactSet, or keys off the sphere.
+
+    References
+    ----------
+    Seed 001, eq. 8; Lemma B.2; App. A.3.2 (the exact-``K_2`` ``F``-sweep).
+    """
+    facts = _checked_facts(facts, require_unit_keys)
+    return ExactK2Memory(facts.keys.to(_F64).clone(), facts.targets.to(_F64).clone())

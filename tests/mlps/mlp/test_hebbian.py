@@ -1,0 +1,74 @@
+"""Tests for assocmem.mlps.mlp.hebbian: the sketched-K2 Hebbian MLP of Algorithm 1 and the exact-K2 memory."""
+
+import pytest
+import torch
+
+from assocmem.mlps.facts import FactSet, make_fact_set
+from assocmem.mlps.margins import accuracy as strict_accuracy
+from assocmem.mlps.margins import accuracy_from_outputs, output_margins, score_margins
+from assocmem.mlps.mlp.architectures import ExactK2Memory, bilinear_features
+from assocmem.mlps.mlp.hebbian import exact_k2_memory, hebbian_mlp
+from tests.mlps.mlp._helpers import accuracy
+
+
+def test_features_sketch_the_quadratic_kernel():
+    fs = make_fact_set(40, 16, tied=False, seed=1)
+    model = hebbian_mlp(fs, 8192, seed=2)
+    K = model.kernel(fs.keys, fs.keys)  # (F, F)
+    exact = (fs.keys @ fs.keys.T) ** 2
+    assert abs(K.diagonal().mean().item() - 1.0) < 0.05  # K(k, k) ~ ||k||^4 = 1
+    assert (K - exact).abs().max() < 0.12  # O(m^{-1/2}) sketch error
+    torch.testing.assert_close(K, model.features(fs.keys) @ model.features(fs.keys).T)
+
+
+def test_return_features_gives_the_construction_features(facts256):
+    for m, whitening in [(96, "none"), (200, "diag"), (200, "full"), (300, "full")]:
+        model, Phi = hebbian_mlp(facts256, m, whitening, seed=3, return_features=True)
+        plain = hebbian_mlp(facts256, m, whitening, seed=3)
+        assert torch.equal(model.A, plain.A) and torch.equal(model.G, plain.G)
+        assert torch.equal(model.B, plain.B)  # the option changes nothing about the model
+        assert Phi.shape == (256, m) and Phi.dtype == torch.float64
+        torch.testing.assert_close(Phi, bilinear_features(facts256.keys, model.A, model.G), rtol=0, atol=0)
+        torch.testing.assert_close(Phi, model.features(facts256.keys), rtol=1e-12, atol=1e-14)
+        assert Phi.data_ptr() not in {p.data_ptr() for p in model.parameters()}
+
+
+@pytest.mark.parametrize("m", [40, 120, 200, 256, 400])  # from far too few units to the dual branch
+def test_fused_accuracy_equals_the_unfused_path(facts256, m):
+    model, Phi = hebbian_mlp(facts256, m, "full", seed=1, return_features=True)
+    fused = accuracy_from_outputs(Phi @ model.B.T, facts256)
+    assert fused == strict_accuracy(model, facts256)
+    margins = score_margins(Phi @ model.B.T @ facts256.values.T, facts256.mapping)
+    ref = output_margins(model, facts256)
+    torch.testing.assert_close(margins, ref, rtol=0, atol=1e-12 * ref.abs().max().item())
+    assert fused == float((ref > 0).double().mean())
+
+
+def test_return_features_must_be_a_bool(facts256):
+    with pytest.raises(ValueError, match="return_features"):
+        hebbian_mlp(facts256, 8, return_features="yes")
+    with pytest.raises(ValueError, match="return_features"):
+        hebbian_mlp(facts256, 8, return_features=1)
+
+
+def test_whitened_stores_256_facts_at_m_256(facts256):
+    model = hebbian_mlp(facts256, 256, whitening="full", seed=0)
+    assert accuracy(model, facts256) == 1.0
+    assert accuracy(hebbian_mlp(facts256, 512, "full", seed=0), facts256) == 1.0  # dual branch
+
+
+def test_exact_k2_memory(facts256):
+    mem = exact_k2_memory(facts256)
+    assert isinstance(mem, ExactK2Memory) and not hasattr(mem, "features")
+    x = torch.randn(3, 64, dtype=torch.float64)
+    ref = sum(facts256.targets[t] * (facts256.keys[t] @ x.T)[:, None] ** 2 for t in range(256)) / 256
+    torch.testing.assert_close(mem(x), ref)
+    torch.testing.assert_close(mem.kernel(x, facts256.keys), (x @ facts256.keys.T) ** 2)
+    assert accuracy(mem, facts256) == 1.0
+    assert mem.num_parameters == 64 * 64 * 65 // 2
+
+
+def test_keys_off_the_sphere_allowed_on_request():
+    fs = make_fact_set(8, 4)
+    off = FactSet(1.5 * fs.keys, fs.values, fs.mapping, unit_norm=False)
+    assert hebbian_mlp(off, 4, require_unit_keys=False).num_parameters == 48

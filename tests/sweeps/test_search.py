@@ -1,0 +1,74 @@
+"""Tests for assocmem.sweeps.search: the capacity search finds thresholds, reports misses, and copes with
+non-monotone accuracy."""
+
+import math
+
+import pytest
+
+from assocmem.sweeps import smallest_width
+
+
+@pytest.mark.parametrize("threshold", [1, 2, 3, 7, 64, 257, 1000, 46341, 65536])
+def test_search_finds_the_threshold_of_a_monotone_function(threshold):
+    calls = []
+
+    def accuracy(m):
+        calls.append(m)
+        return 1.0 if m >= threshold else 0.5
+
+    result = smallest_width(accuracy)
+    assert result.m == threshold and result.accuracy == 1.0 and result.found and result.monotone
+    assert len(calls) == len(set(calls)) == result.n_evaluations  # no width evaluated twice
+    assert result.n_evaluations <= 2 * math.log2(threshold) + 2 + 2 + 1  # gallop + bisect + verify
+    assert max(calls) <= max(65536, threshold + 2)
+
+
+def test_search_reports_a_miss_within_range():
+    result = smallest_width(lambda m: float(m >= 100_000), hi=65536)
+    assert result.m is None and result.accuracy is None and not result.found
+    assert result.evaluations[-1] == (65536, 0.0)
+    assert max(m for m, _ in result.evaluations) == 65536
+
+
+def test_search_respects_lo_hi_and_target():
+    result = smallest_width(lambda m: m / 100, lo=10, hi=200, target=0.9)
+    assert result.m == 90
+    assert min(m for m, _ in result.evaluations) == 10
+    assert smallest_width(lambda m: 1.0, lo=5, hi=5).m == 5
+    assert smallest_width(lambda m: True, lo=3).m == 3  # booleans work too
+
+
+def test_search_non_monotone_dip_above_the_candidate():
+    # succeeds from 100 on, except a dip at 101 and 102
+    def accuracy(m):
+        return 1.0 if m >= 100 and m not in (101, 102) else 0.9
+
+    result = smallest_width(accuracy, verify=2)
+    assert result.m == 103
+    assert result.monotone_violations == (101, 102) and result.restarts == 1
+    assert not result.monotone
+    # without verification the search stops at the first candidate
+    plain = smallest_width(accuracy, verify=0)
+    assert plain.m == 100 and plain.monotone
+
+
+def test_search_non_monotone_isolated_early_success():
+    # a lucky width 4 succeeds; the real threshold is 300
+    def accuracy(m):
+        return 1.0 if m == 4 or m >= 300 else 0.0
+
+    result = smallest_width(accuracy, verify=2)
+    assert result.m == 300 and result.restarts == 1 and result.monotone_violations[0] == 5
+    assert all(v > 4 for v in result.monotone_violations)
+    assert smallest_width(accuracy, verify=0).m == 4
+
+
+def test_search_rejects_bad_input():
+    with pytest.raises(ValueError, match="lo must not exceed hi"):
+        smallest_width(lambda m: 1.0, lo=10, hi=5)
+    with pytest.raises(ValueError, match="integer >= 1"):
+        smallest_width(lambda m: 1.0, lo=0)
+    with pytest.raises(ValueError, match="verify"):
+        smallest_width(lambda m: 1.0, verify=-1)
+    with pytest.raises(ValueError, match="NaN"):
+        smallest_width(lambda m: float("nan"))
