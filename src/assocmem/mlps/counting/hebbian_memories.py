@@ -213,7 +213,7 @@ def _margins_unchecked(gram: torch.Tensor, facts: FactSet) -> torch.Tensor:
 
     The same arithmetic (``y_i = sum_t K[t, i] c_f(t)``, scores against every value row, target
     minus best rival); the capacity search calls it many times on fact sets that
-    :class:`~assocmem.mlps.facts.FactSet` has already validated. ``tests/test_counting.py`` holds the
+    :class:`~assocmem.mlps.facts.FactSet` has already validated. ``tests/mlps/counting/test_hebbian_memories.py`` holds the
     two equal.
     """
     values = facts.values.to(torch.float64)  # (V, d)

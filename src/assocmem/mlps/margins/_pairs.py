@@ -30,7 +30,7 @@ def _pair_terms(g: torch.Tensor, v: torch.Tensor, c: torch.Tensor) -> dict[str, 
     products, and the excluded terms ``t = i`` and ``t = j`` are ``a_ij = P[i, i] - P[j, i]`` and
     ``b_ij = P[i, j] - P[j, j]``. Energies obtained by subtraction carry a rounding error of order
     ``eps * F * (n_i + n_j)`` (``n_a = sum_t P[a, t]^2``); below ``ROUNDING_FACTOR`` times that
-    they are set to exactly 0. Tested against direct loops in tests/test_margins.py.
+    they are set to exactly 0. Tested against direct loops in tests/mlps/margins/test_geometry.py.
     """
     F = g.shape[0]
     eps = torch.finfo(torch.float64).eps
