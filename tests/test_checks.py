@@ -1,5 +1,6 @@
 """Tests for assocmem._checks: the argument checks shared by the library."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -38,3 +39,39 @@ def test_positive_int_and_seed_int():
     for bad in (1.0, False, None):
         with pytest.raises(ValueError, match="seed must be an integer"):
             seed_int(bad)
+
+
+# as_real: the one check behind every real-valued argument
+
+from assocmem._checks import as_real  # noqa: E402
+
+
+@pytest.mark.parametrize("value,want", [(1, 1.0), (2.5, 2.5), (np.float32(0.5), 0.5), (np.int64(3), 3.0),
+                                        (torch.tensor(1.5), 1.5), (np.array(4.0), 4.0)])
+def test_as_real_accepts_real_scalars(value, want):
+    out = as_real(value, "beta")
+    assert out == want and type(out) is float
+
+
+@pytest.mark.parametrize("value,match", [
+    (True, "beta must be a real number"), (np.bool_(False), "beta must be a real number"),
+    (torch.tensor(True), "beta must be a real number"), ("1.0", "beta must be a real number"),
+    (b"1", "beta must be a real number"), (1j, "beta must be a real number"), (None, "beta must be a real number"),
+    ([1.0], "beta must be a real number"), (float("nan"), "beta must be finite"), (float("inf"), "beta must be finite"),
+])
+def test_as_real_refuses_what_is_not_a_finite_real(value, match):
+    with pytest.raises(ValueError, match=match):
+        as_real(value, "beta")
+
+
+def test_as_real_bounds():
+    assert as_real(0.0, "ridge", minimum=0) == 0.0
+    with pytest.raises(ValueError, match="ridge must be >= 0"):
+        as_real(-1e-3, "ridge", minimum=0)
+    with pytest.raises(ValueError, match="scale must be > 0"):
+        as_real(0, "scale", minimum=0, strict_min=True)
+    with pytest.raises(ValueError, match="eps must be <= 2"):
+        as_real(3, "eps", maximum=2)
+    assert as_real(float("inf"), "limit", finite=False) == float("inf")
+    with pytest.raises(ValueError, match="limit must be a number"):
+        as_real(float("nan"), "limit", finite=False)

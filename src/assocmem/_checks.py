@@ -87,3 +87,47 @@ def seed_int(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, Integral):
         raise ValueError(f"seed must be an integer; got {seed!r}")
     return int(seed)
+
+
+def as_real(value, name: str, *, minimum: float | None = None, maximum: float | None = None,
+            strict_min: bool = False, finite: bool = True) -> float:
+    """``value`` as a Python float, or a :class:`ValueError` naming the argument.
+
+    The one check behind every real-valued argument (``beta``, ``scale``, ``ridge``, ``eps``,
+    tolerances): accepts Python and numpy reals and 0-d arrays or tensors holding one; refuses
+    booleans, strings, complex numbers and everything else, NaN always, and infinities unless
+    ``finite=False``.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+        The argument's name, for the message.
+    minimum, maximum : float, optional
+        Inclusive bounds (``minimum`` exclusive when ``strict_min``).
+    strict_min : bool, default False
+    finite : bool, default True
+
+    Raises
+    ------
+    ValueError
+        ``"<name> must be a real number, got ..."``, ``"<name> must be finite, got inf"``,
+        ``"<name> must be >= 0, got -1.0"`` (or ``> 0`` / ``<= max``).
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    if getattr(value, "ndim", None) == 0 and callable(getattr(value, "item", None)):
+        item = value.item()
+        if isinstance(item, bool):
+            raise ValueError(f"{name} must be a real number, got the boolean {value!r}")
+        value = item
+    if not isinstance(value, Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    out = float(value)
+    if math.isnan(out) or (finite and math.isinf(out)):
+        raise ValueError(f"{name} must be {'finite' if finite else 'a number'}, got {out!r}")
+    if minimum is not None and (out <= minimum if strict_min else out < minimum):
+        raise ValueError(f"{name} must be {'>' if strict_min else '>='} {minimum:g}, got {out!r}")
+    if maximum is not None and out > maximum:
+        raise ValueError(f"{name} must be <= {maximum:g}, got {out!r}")
+    return out
