@@ -75,3 +75,8 @@ def test_as_real_bounds():
     assert as_real(float("inf"), "limit", finite=False) == float("inf")
     with pytest.raises(ValueError, match="limit must be a number"):
         as_real(float("nan"), "limit", finite=False)
+
+
+def test_as_real_refuses_integers_beyond_float64():
+    with pytest.raises(ValueError, match="beta must be a finite real number"):
+        as_real(10**400, "beta")

@@ -38,3 +38,23 @@ def test_torch_threads_sets_and_restores():
         with pytest.raises(ValueError, match="num_threads"):
             with torch_threads(bad):
                 pass
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="only meaningful without CUDA")
+def test_a_cuda_torch_device_is_checked_too():
+    # before: returned as it was, so the error came later, from deep inside a computation
+    with pytest.raises(RuntimeError, match="CUDA is not available"):
+        resolve_device(torch.device("cuda"))
+    assert resolve_device(torch.device("meta")) == torch.device("meta")  # other explicit types pass through
+
+
+@pytest.mark.gpu
+def test_cuda_indices_are_checked_against_this_machine():
+    n = torch.cuda.device_count()
+    assert resolve_device("cuda") == torch.device("cuda")
+    assert resolve_device(f"cuda:{n - 1}") == torch.device("cuda", n - 1)
+    assert resolve_device(torch.device("cuda", 0)) == torch.device("cuda", 0)
+    with pytest.raises(RuntimeError, match=f"this machine has {n} CUDA device"):
+        resolve_device(f"cuda:{n}")
+    with pytest.raises(RuntimeError, match=f"this machine has {n} CUDA device"):
+        resolve_device(torch.device("cuda", n))

@@ -64,3 +64,71 @@ def test_cli_rerun_reports_that_nothing_was_computed(tmp_path, capsys, monkeypat
     assert "demo/quick: nothing to compute, all 6 points already stored; 6 rows in " in again
     assert "computed earlier in 1 session, " in again and "this run" not in again
     assert len(read_provenance("demo", "quick", tmp_path)["sessions"]) == 1  # the rerun added none
+
+
+def _one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if not line.startswith("INFO")]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err, err
+    return lines[0]
+
+
+def test_cli_results_dir_that_cannot_be_used_is_one_line_and_exit_1(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ASSOCMEM_QUIET", "1")
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    run = ["sweep", "demo", "--preset", "quick", "--device", "cpu", "--results-dir"]
+    cases = [
+        (str(afile), "a part of the path is a file, not a folder"),  # the results folder is a file
+        (str(afile / "sub"), "a part of the path is a file, not a folder"),  # a path through a file
+        ("/proc/assocmem-results", "cannot create the results folder /proc/assocmem-results/demo"),  # cannot be made
+        ("", "results_dir must not be empty"),
+    ]
+    for results_dir, message in cases:
+        assert main(run + [results_dir]) == 1
+        assert message in _one_error_line(capsys)
+
+    def read_only(self, *args, **kwargs):  # a read-only parent (chmod does not stop root, so simulate it)
+        raise PermissionError(13, "Permission denied", str(self))
+
+    with monkeypatch.context() as m:
+        m.setattr(type(tmp_path), "mkdir", read_only)
+        assert main(run + [str(tmp_path / "ro")]) == 1
+        assert "permission denied" in _one_error_line(capsys)
+
+    (tmp_path / "d" / "demo" / "quick.json").mkdir(parents=True)  # a folder where a file should be
+    (tmp_path / "d" / "demo" / "quick.csv").write_text("")
+    assert main(run + [str(tmp_path / "d")]) == 1
+    assert "a folder stands where a file is needed" in _one_error_line(capsys)
+
+
+def test_cli_disk_error_while_writing_is_one_line_and_exit_1(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import assocmem.sweeps.store as store
+
+    real = store._write_all
+
+    def full_disk(fd, data):  # the journal header is written, the first point's line is not
+        if b'"key"' in data:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setenv("ASSOCMEM_QUIET", "1")
+    monkeypatch.setattr(store, "_write_all", full_disk)
+    argv = ["sweep", "demo", "--preset", "quick", "--device", "cpu", "--results-dir", str(tmp_path)]
+    assert main(argv) == 1
+    line = _one_error_line(capsys)
+    assert line.startswith("error: cannot read or write the results: No space left on device")
+
+
+def test_cli_results_dir_through_a_file_in_a_subprocess(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    env = {**os.environ, "ASSOCMEM_QUIET": "1"}
+    cmd = [sys.executable, "-m", "assocmem", "sweep", "demo", "--device", "cpu", "--results-dir", str(afile / "x")]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [
+        f"error: cannot create the results folder {afile / 'x' / 'demo'}: a part of the path is a file, not a folder "
+        f"({afile / 'x' / 'demo'}); give a results folder (--results-dir) that can be created and written"]

@@ -88,3 +88,26 @@ def test_table_column_names_the_source():
     t = ReproductionTable("cols")
     t.add("x", seed=1.0, ours=1.0, tol=0.0)
     assert list(t.to_frame().columns) == ["claim", "source", "source says", "ours", "tolerance", "verdict"]
+
+
+def test_a_failing_add_leaves_the_table_unchanged():
+    t = ReproductionTable("atomic")
+    t.add("kept", seed=1.0, ours=1.0, tol=0.1)
+    before = list(t.rows)
+    for bad in ({"tol": True}, {"tol": "0.1"}, {"tol": float("inf")}, {"relative": "yes", "tol": 0.1},
+                {"passed": "no"}, {"below": 0.0, "tol": 0.1}):
+        with pytest.raises(ValueError):
+            t.add("bad", seed=1.0, ours=1.5, **bad)
+        assert t.rows == before and t.counts["reproduced"] == 1
+    t.check()
+
+
+def test_bool_and_str_tolerances_are_refused_not_read_as_numbers():
+    # before: tol=True was a tolerance of 1 (1.5 "reproduced" 1.0), tol="0.1" a TypeError from a comparison
+    with pytest.raises(ValueError, match="tol must be a real number, got True"):
+        ReproductionTable("t").add("x", seed=1.0, ours=1.5, tol=True)
+    with pytest.raises(ValueError, match="tol must be a real number, got '0.1'"):
+        Check("x", seed=1.0, ours=1.05, tol="0.1")
+    # and a string flag is not truthy: passed="no" used to give "reproduced"
+    with pytest.raises(ValueError, match="passed must be True or False"):
+        Check("q", seed="a", ours="b", passed="no")

@@ -21,6 +21,7 @@ sweeps        named sweeps with presets, a resumable results store, executors, t
               search, and the live-against-stored check
 repro         reproduction-check tables: what the source says, ours, tolerance, verdict
 display       the display policy: numbers at the precision the computation supports
+dtypes        the dtype policy: float32/float64 computed, float16/bfloat16 refused
 plotting      the house figure style
 devices       device selection (``device="auto"``) and CPU thread control
 benchmarking  machine description and same-run reference rates for timings

@@ -13,7 +13,9 @@ Run (or resume) a sweep; results go to ``results/<NAME>/<P>.csv`` with ``<P>.jso
     python -m assocmem sweep demo --preset paper --device cuda --executor ray --address auto
 
 Exit status: 0 on success, 2 for a usage error (unknown sweep, preset or option), 1 when the
-sweep fails or the stored results are inconsistent, 130 when interrupted.
+sweep fails, the stored results are inconsistent or the results folder cannot be used (a path
+through a file, no permission, a full disk: one line on stderr says which path and why), 130 when
+interrupted.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def _list() -> int:
 
 def _sweep(args, parser: argparse.ArgumentParser) -> int:
     from assocmem.sweeps import ResultsError, SweepError, UnknownNameError, get_sweep, run_sweep
+    from assocmem.sweeps._files import describe_os_error
 
     if args.list:
         return _list()
@@ -91,6 +94,9 @@ def _sweep(args, parser: argparse.ArgumentParser) -> int:
         )
     except (ResultsError, SweepError, RuntimeError, ValueError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the results folder: unreadable, unwritable, a full disk, ...
+        print(f"error: cannot read or write the results: {describe_os_error(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted; finished points are stored, rerun the same command to resume", file=sys.stderr)

@@ -123,7 +123,10 @@ def as_real(value, name: str, *, minimum: float | None = None, maximum: float | 
         value = item
     if not isinstance(value, Real):
         raise ValueError(f"{name} must be a real number, got {value!r}")
-    out = float(value)
+    try:
+        out = float(value)
+    except OverflowError:  # a Python int beyond float64's range
+        raise ValueError(f"{name} must be a finite real number, got an integer beyond float64's range") from None
     if math.isnan(out) or (finite and math.isinf(out)):
         raise ValueError(f"{name} must be {'finite' if finite else 'a number'}, got {out!r}")
     if minimum is not None and (out <= minimum if strict_min else out < minimum):

@@ -25,6 +25,7 @@ from collections.abc import Callable
 import torch
 from torch.utils import benchmark
 
+from assocmem._checks import as_int, as_real
 from assocmem.devices import resolve_device
 
 __all__ = [
@@ -66,7 +67,16 @@ def machine_info(device: str | torch.device = "cpu", num_threads: int | None = 1
         Keys ``cpu``, ``cpu_cores``, ``threads``, ``device``, ``torch``, ``python``, ``os``; with
         ``load_average=True`` also ``load_average``: the 1, 5 and 15 minute load averages, e.g.
         ``"0.52, 0.81, 1.64 (1, 5, 15 min)"``, or ``"unavailable"`` where the platform has none.
+
+    Raises
+    ------
+    ValueError
+        If ``num_threads`` is not ``None`` or an integer ``>= 1``, or ``device`` is unknown.
+    RuntimeError
+        If ``device`` is not available here.
     """
+    if num_threads is not None:
+        num_threads = as_int(num_threads, "num_threads", minimum=1)
     dev = resolve_device(device)
     name = "cpu"
     if dev.type == "cuda":
@@ -123,16 +133,29 @@ def time_call(fn: Callable[[], object], *, min_run_time: float = 0.1, num_thread
 
     Raises
     ------
+    TypeError
+        If ``fn`` is not callable.
     ValueError
-        If ``min_run_time`` is not positive or ``stat`` is unknown.
+        If ``min_run_time`` is not a positive finite number (booleans and strings are refused),
+        ``num_threads`` is not an integer ``>= 1`` or ``stat`` is unknown.
     """
-    if not min_run_time > 0:
-        raise ValueError(f"min_run_time must be positive; got {min_run_time!r}")
-    if stat not in ("min", "median"):
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable with no arguments, got {type(fn).__name__}")
+    min_run_time = _run_time(min_run_time)
+    num_threads = as_int(num_threads, "num_threads", minimum=1)
+    if not isinstance(stat, str) or stat not in ("min", "median"):
         raise ValueError(f"unknown stat {stat!r}; expected 'min' or 'median'")
-    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=int(num_threads))
+    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=num_threads)
     m = timer.blocked_autorange(min_run_time=min_run_time)
     return float(min(m.times)) if stat == "min" else float(m.median)
+
+
+def _run_time(value) -> float:
+    """``min_run_time`` as a positive finite float (seconds of measurement)."""
+    try:
+        return as_real(value, "min_run_time", minimum=0, strict_min=True)
+    except ValueError:
+        raise ValueError(f"min_run_time must be a positive finite number of seconds; got {value!r}") from None
 
 
 def gemm_rate(n: int, k: int, p: int, *, num_threads: int | None = None, min_run_time: float = 0.5) -> float:
@@ -158,13 +181,17 @@ def gemm_rate(n: int, k: int, p: int, *, num_threads: int | None = None, min_run
     Raises
     ------
     ValueError
-        If a size is below 1 or ``min_run_time`` is not positive.
+        If a size is not an integer ``>= 1``, ``num_threads`` is not ``None`` or an integer
+        ``>= 1``, or ``min_run_time`` is not a positive finite number.
     """
-    if min(n, k, p) < 1:
+    sizes = [as_int(v, f"matrix size {name}") for name, v in (("n", n), ("k", k), ("p", p))]
+    if min(sizes) < 1:
         raise ValueError(f"matrix sizes must be >= 1; got {(n, k, p)}")
+    n, k, p = sizes
+    min_run_time = _run_time(min_run_time)
+    threads = torch.get_num_threads() if num_threads is None else as_int(num_threads, "num_threads", minimum=1)
     a = torch.randn(n, k, dtype=torch.float64)
     b = torch.randn(k, p, dtype=torch.float64)
-    threads = torch.get_num_threads() if num_threads is None else num_threads
     seconds = time_call(lambda: a @ b, min_run_time=min_run_time, num_threads=threads, stat="median")
     return 2 * n * k * p / seconds / 1e9
 
@@ -179,7 +206,17 @@ def fastest_thread_count(shape: tuple[int, int, int] = (1024, 512, 512), min_run
     -------
     int
         1 or the number of cores this process may run on.
+
+    Raises
+    ------
+    ValueError
+        If ``shape`` is not three integers ``>= 1`` or ``min_run_time`` is not a positive finite
+        number.
     """
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__len__") or len(shape) != 3:
+        raise ValueError(f"shape must be three matrix sizes (n, k, p), got {shape!r}")
+    shape = tuple(as_int(v, "shape entry", minimum=1) for v in shape)
+    min_run_time = _run_time(min_run_time)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(sorted({1, cores}),
                key=lambda t: gemm_rate(*shape, num_threads=t, min_run_time=min_run_time))

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
@@ -107,9 +108,29 @@ MNIST_FILES = {
 
 
 def _check_fraction(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < float(value) < 1:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real) or not 0 < float(value) < 1:
         raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
     return float(value)
+
+
+def _generator(seed) -> np.random.Generator:
+    """``numpy.random.default_rng(seed)`` for a non-negative integer seed or a Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    seed = _as_int(seed, "seed", minimum=0)
+    return np.random.default_rng(seed)
+
+
+def _flag(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _path(value, name: str) -> Path:
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a str or os.PathLike, got {type(value).__name__} {value!r}")
+    return Path(os.fspath(value))
 
 
 # ==========================================================================================
@@ -198,6 +219,7 @@ def stratified_split(labels, test_fraction: float = 0.25, seed=0) -> tuple[np.nd
         Share of each class sent to the test set (rounded per class, at least one row of
         every class with two or more rows stays in each set).
     seed : int or numpy.random.Generator, default 0
+        A non-negative integer (not a bool or a non-integral float) or a Generator.
 
     Returns
     -------
@@ -207,13 +229,17 @@ def stratified_split(labels, test_fraction: float = 0.25, seed=0) -> tuple[np.nd
     Raises
     ------
     ValueError
-        If ``labels`` is not 1-D or ``test_fraction`` is not in ``(0, 1)``.
+        If ``labels`` is not 1-D or holds NaN (a NaN label matches no class, so its rows would
+        silently never be held out), ``test_fraction`` is not in ``(0, 1)``, or ``seed`` is not
+        a non-negative integer or a Generator.
     """
     y = np.asarray(labels)
     if y.ndim != 1:
         raise ValueError(f"labels must be 1-D, got shape {y.shape}")
+    if y.dtype.kind in "fc" and np.isnan(y).any():
+        raise ValueError(f"labels must not contain NaN; {int(np.isnan(y).sum())} of {y.size} are NaN")
     frac = _check_fraction(test_fraction, "test_fraction")
-    rng = np.random.default_rng(seed)
+    rng = _generator(seed)
     test = []
     for cls in np.unique(y):
         rows = np.flatnonzero(y == cls)
@@ -265,13 +291,14 @@ def load_digits_patterns(test_fraction: float = 0.25, seed=0, preprocessing: str
     ImportError
         If scikit-learn is not installed (the message says how to install it).
     ValueError
-        If ``test_fraction`` is not in ``(0, 1)`` or ``preprocessing`` is unknown.
+        If ``test_fraction`` is not in ``(0, 1)``, ``seed`` is not a non-negative integer or a
+        Generator, or ``preprocessing`` is unknown.
 
     References
     ----------
     Alpaydin & Kaynak (1998); scikit-learn ``sklearn.datasets.load_digits`` (bundled, offline).
     """
-    if preprocessing not in PREPROCESSING:
+    if not isinstance(preprocessing, str) or preprocessing not in PREPROCESSING:
         raise ValueError(f"preprocessing must be one of {PREPROCESSING}, got {preprocessing!r}")
     try:
         from sklearn.datasets import load_digits
@@ -317,21 +344,26 @@ def read_idx(path) -> np.ndarray:
 
     Raises
     ------
+    TypeError
+        If ``path`` is not a str or os.PathLike.
     FileNotFoundError
         If the file does not exist.
     ValueError
-        If the header is malformed, the type code unknown, or the data shorter or longer than
-        the header says.
+        If the header is malformed, the type code unknown, the data shorter or longer than the
+        header says, or the file starts like gzip but is not valid gzip data.
 
     References
     ----------
     LeCun, Cortes & Burges, "The MNIST database" (the IDX format description).
     """
-    path = Path(path)
+    path = _path(path, "path")
     if not path.is_file():
         raise FileNotFoundError(f"no IDX file at {path}")
-    with _open(path) as fh:
-        raw = fh.read()
+    try:
+        with _open(path) as fh:
+            raw = fh.read()
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise ValueError(f"{path} is not an IDX file: it starts like gzip but cannot be decompressed ({exc})") from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0:
         raise ValueError(f"{path} is not an IDX file (bad magic number {raw[:4]!r})")
     code, ndim = raw[2], raw[3]
@@ -368,10 +400,18 @@ def write_idx(path, array, compress: bool | None = None) -> Path:
 
     Raises
     ------
+    TypeError
+        If ``path`` is not a str or os.PathLike.
     ValueError
-        If the dtype has no IDX code or the array has more than 255 dimensions.
+        If the dtype has no IDX code, the array has more than 255 dimensions or a dimension of
+        ``2**32`` or more (the header stores sizes as uint32), or ``compress`` is not a bool or
+        None.
+    OSError
+        If the file cannot be written (its parent cannot be created, say).
     """
-    path = Path(path)
+    path = _path(path, "path")
+    if compress is not None:
+        compress = _flag(compress, "compress")
     arr = np.asarray(array)
     key = arr.dtype.newbyteorder("=")
     if key not in _IDX_CODES:
@@ -379,6 +419,8 @@ def write_idx(path, array, compress: bool | None = None) -> Path:
                          f"{sorted(str(np.dtype(d)) for d in _IDX_CODES)}")
     if arr.ndim > 255:
         raise ValueError("IDX holds at most 255 dimensions")
+    if any(size >= 2**32 for size in arr.shape):
+        raise ValueError(f"IDX stores each dimension as a uint32; shape {arr.shape} has one of 2**32 or more")
     code = _IDX_CODES[key]
     payload = (bytes([0, 0, code, arr.ndim]) + np.asarray(arr.shape, dtype=">u4").tobytes()
                + np.ascontiguousarray(arr, dtype=_IDX_TYPES[code]).tobytes())
@@ -419,15 +461,17 @@ def find_mnist(root, split: str = "train") -> tuple[Path, Path]:
 
     Raises
     ------
+    TypeError
+        If ``root`` is not a str or os.PathLike.
     ValueError
         If ``split`` is unknown.
     FileNotFoundError
         If a file is missing; the message lists where it was looked for. Nothing is
         downloaded.
     """
-    if split not in MNIST_FILES:
+    if not isinstance(split, str) or split not in MNIST_FILES:
         raise ValueError(f"split must be one of {sorted(MNIST_FILES)}, got {split!r}")
-    root = Path(os.fspath(root)).expanduser()
+    root = _path(root, "root").expanduser()
     found = []
     for name in MNIST_FILES[split]:
         hit = None
@@ -475,13 +519,18 @@ def load_mnist(root, split: str = "train", *, flatten: bool = True, scale: bool 
     FileNotFoundError
         If the files are not there (the message lists the folders searched).
     ValueError
-        If ``split`` or ``limit`` is invalid, or the files are malformed: images not 3-D uint8,
-        labels not 1-D uint8, or different counts.
+        If ``split`` or ``limit`` is invalid, ``flatten`` or ``scale`` is not a bool, or the
+        files are malformed: images not 3-D uint8, labels not 1-D uint8, or different counts.
+    TypeError
+        If ``root`` is not a str or os.PathLike.
 
     References
     ----------
     LeCun et al. (1998); Bricken & Pehlevan (2021), App. B.7 (MNIST convergence).
     """
+    flatten, scale = _flag(flatten, "flatten"), _flag(scale, "scale")
+    if limit is not None:
+        limit = _as_int(limit, "limit", minimum=0)
     images_path, labels_path = find_mnist(root, split)
     images, labels = read_idx(images_path), read_idx(labels_path)
     if images.ndim != 3 or images.dtype != np.uint8:
@@ -493,9 +542,6 @@ def load_mnist(root, split: str = "train", *, flatten: bool = True, scale: bool 
     if images.shape[0] != labels.shape[0]:
         raise ValueError(f"{images.shape[0]} images but {labels.shape[0]} labels in the {split} split")
     if limit is not None:
-        limit = _as_int(limit, "limit")
-        if limit < 0:
-            raise ValueError(f"limit must be >= 0, got {limit}")
         images, labels = images[:limit], labels[:limit]
     if flatten:
         images = images.reshape(images.shape[0], -1)

@@ -7,6 +7,7 @@ and restores it afterwards.
 from __future__ import annotations
 
 import contextlib
+import re
 from numbers import Integral
 
 import torch
@@ -23,8 +24,9 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
     ----------
     device : str, torch.device or None
         ``"auto"`` (or ``None``) picks CUDA if available, then Apple MPS, then the CPU.
-        Any string torch accepts (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``) is
-        passed through after checking the backend exists.
+        ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` (and ``"cpu:0"``, ``"mps:0"``) are passed
+        through after checking the backend exists. A :class:`torch.device` is returned as it is,
+        after the same check for CUDA and MPS.
 
     Returns
     -------
@@ -33,27 +35,50 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
     Raises
     ------
     ValueError
-        If the name is not a device type torch knows.
+        If ``device`` is not a string, a :class:`torch.device` or ``None``; if the name is not
+        one of ``auto``, ``cpu``, ``cuda``, ``mps`` (names are case-sensitive, without spaces); or
+        if its index is not a non-negative integer (``"cuda:x"``, ``"cpu:-1"``, ``"auto:0"``).
     RuntimeError
-        If a CUDA or MPS device is requested but not available on this machine.
+        If a CUDA or MPS device is requested but not available on this machine, or ``cuda:N``
+        names a GPU this machine does not have.
     """
     if isinstance(device, torch.device):
+        _check_available(device, repr(device))
         return device
-    if device is None or device == "auto":
+    if device is None or (isinstance(device, str) and device == "auto"):
         if torch.cuda.is_available():
             return torch.device("cuda")
         mps = getattr(torch.backends, "mps", None)
         if mps is not None and mps.is_available():
             return torch.device("mps")
         return torch.device("cpu")
-    kind = str(device).split(":")[0]
+    if not isinstance(device, str):
+        raise ValueError(f"unknown device {device!r}: device must be a str ({_KNOWN}, optionally "
+                         f"'cuda:N'), a torch.device or None, got {type(device).__name__}")
+    kind, sep, index = device.partition(":")
     if kind not in _KNOWN:
         raise ValueError(f"unknown device {device!r}; expected one of {_KNOWN} (optionally 'cuda:N')")
-    if kind == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError(f"device {device!r} requested but CUDA is not available here")
-    if kind == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
-        raise RuntimeError(f"device {device!r} requested but MPS is not available here")
-    return torch.device(device)
+    if sep and kind == "auto":
+        raise ValueError(f"unknown device {device!r}: 'auto' takes no index (use 'auto' or 'cuda:N')")
+    if sep and not re.fullmatch(r"[0-9]+", index):
+        raise ValueError(f"unknown device {device!r}: the index after ':' must be a non-negative integer "
+                         "(e.g. 'cuda:1')")
+    out = torch.device(device)
+    _check_available(out, repr(device))
+    return out
+
+
+def _check_available(device: torch.device, shown: str) -> None:
+    """RuntimeError if ``device`` is CUDA or MPS and this machine cannot run it."""
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise RuntimeError(f"device {shown} requested but CUDA is not available here")
+        count = torch.cuda.device_count()
+        if device.index is not None and device.index >= count:
+            raise RuntimeError(f"device {shown} requested but this machine has {count} CUDA device(s) "
+                               f"(cuda:0 to cuda:{count - 1})")
+    if device.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise RuntimeError(f"device {shown} requested but MPS is not available here")
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ configuration to check that what is shown does not depend on the machine.
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 import re
@@ -65,21 +66,23 @@ class RoundingLevelError(AssertionError):
     """A value shown as a rounding-level bound was not below its bound."""
 
 
-def _number(value) -> float | int:
+def _number(value, name: str = "value") -> float | int:
     """Python and numpy numbers, 0-d arrays and 0-d tensors as a plain ``int`` or ``float``."""
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"expected a number, got the boolean {value!r}")
+        raise TypeError(f"{name}: expected a number, got the boolean {value!r}")
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
     if getattr(value, "ndim", None) == 0 and callable(getattr(value, "item", None)):
-        return _number(value.item())
-    raise TypeError(f"expected a real number, got {type(value).__name__}")
+        return _number(value.item(), name)
+    shape = getattr(value, "shape", None)
+    what = f"{type(value).__name__} of shape {tuple(shape)}" if shape is not None else type(value).__name__
+    raise TypeError(f"{name}: expected a real number, got {what}")
 
 
 def _parse(spec: str) -> re.Match:
-    m = _SPEC.match(spec)
+    m = _SPEC.match(spec) if isinstance(spec, str) else None
     if m is None:
         raise ValueError(
             f"spec must be a float format such as '.3f', '.2e', '.4g', ',.0f' or '.1%', got {spec!r}"
@@ -142,8 +145,15 @@ def bound_text(bound: float) -> str:
     reads as the row's tolerance does), and otherwise with the fewest digits (up to three) that
     do not round it down, so the displayed claim ``|x| < bound`` is never stronger than the one
     checked.
+
+    Raises
+    ------
+    TypeError
+        If ``bound`` is not a real number (booleans and strings are refused).
+    ValueError
+        If ``bound`` is not positive and finite.
     """
-    b = float(_number(bound))
+    b = float(_number(bound, "bound"))
     if not (b > 0 and math.isfinite(b)):
         raise ValueError(f"a rounding-level bound must be a positive finite number, got {bound!r}")
     texts = [f"{b:.{digits - 1}e}" for digits in range(1, 4)]
@@ -173,7 +183,8 @@ def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing:
     Parameters
     ----------
     value : number, 0-d array or tensor, str or None
-        Strings pass through unchanged; ``None`` and NaN (``pd.NA`` too) print as ``missing``.
+        Strings pass through unchanged; ``None`` and NaN (``pd.NA`` and ``pd.NaT`` too) print as
+        ``missing``.
     spec : str, default ``".4g"``
         Format specification for floats (see :func:`rounded`). Integers print with thousands
         separators unless they exceed 15 digits, where ``spec`` (in ``e`` form) is used.
@@ -185,20 +196,44 @@ def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing:
     ------
     RoundingLevelError
         If ``below`` is given and ``|value|`` is not below it.
+    TypeError
+        If ``value`` is not a number, string, None or NaN (booleans are refused), or ``below``
+        is not a number.
+    ValueError
+        If ``spec`` is not a float format (checked for every value, so a bad spec never passes
+        unnoticed), or ``below`` is not a positive finite number.
     """
-    if value is None or value is pd.NA or isinstance(value, str):
-        return missing if value is None or value is pd.NA else value
+    _parse(spec)
+    bound = None if below is None else _bound(below, "below")
+    if value is None or value is pd.NA or value is pd.NaT or isinstance(value, str):
+        return value if isinstance(value, str) else missing
     x = _number(value)
-    if below is not None:
-        _check_below(float(x), below)
-        return bound_text(below)
+    if bound is not None:
+        _check_below(float(x), bound)
+        return bound_text(bound)
     if isinstance(x, int):
-        return f"{x:,}" if abs(x) < 10**15 else format(float(x), ".3e")
+        return f"{x:,}" if abs(x) < 10**15 else _big_int(x)
     if math.isnan(x):
         return missing
     r = rounded(x, spec)
     text = format(r, spec)
     return "0" if _is_negative_zero_text(text) else text
+
+
+def _big_int(x: int) -> str:
+    """An integer of 16 digits or more in ``.3e`` form (exactly, beyond float's range too)."""
+    try:
+        return format(float(x), ".3e")
+    except OverflowError:
+        return format(decimal.Decimal(x), ".3e")
+
+
+def _bound(value, name: str) -> float:
+    """A rounding-level bound: a positive finite number, or an error naming the argument."""
+    b = float(_number(value, name))
+    if not (b > 0 and math.isfinite(b)):
+        raise ValueError(f"{name} (a rounding-level bound) must be a positive finite number, got {value!r}")
+    return b
 
 
 def _is_negative_zero_text(text: str) -> bool:
@@ -225,10 +260,20 @@ def glue(name: str, value, spec: str | None = None, *, below: float | None = Non
     Raises
     ------
     TypeError
-        If a float is glued without ``spec`` (its full repr would carry machine digits).
+        If a float is glued without ``spec`` (its full repr would carry machine digits), or
+        ``value`` is not a number, string or boolean.
+    ValueError
+        If ``spec`` is given and is not a float format, or ``below`` is not a positive finite
+        number.
+    RoundingLevelError
+        If ``below`` is given and ``|value|`` is not below it.
     """
     from myst_nb import glue as _glue  # the book's toolchain; the rest of the module needs only pandas
 
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"glue name must be a non-empty str, got {name!r}")
+    if spec is not None:
+        _parse(spec)
     if below is not None:
         out: object = fmt(value, below=below)
     elif isinstance(value, (str, bool, np.bool_)):
@@ -269,12 +314,41 @@ def frame(
     -------
     pandas.DataFrame
         Of strings, with a plain ``RangeIndex``.
+
+    Raises
+    ------
+    TypeError
+        If ``df`` is not a DataFrame, ``spec`` is neither a str nor a mapping, or ``below`` is
+        not a mapping.
+    ValueError
+        If a spec is not a float format (every spec is checked, used or not), or ``below`` names a
+        column the table does not have or gives a bound that is not a positive finite number.
+    RoundingLevelError
+        If a cell of a ``below`` column is not below its bound.
     """
-    below = dict(below or {})
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    if isinstance(spec, Mapping):
+        for col, col_spec in spec.items():
+            try:
+                _parse(col_spec)
+            except ValueError as exc:
+                raise ValueError(f"spec of column {col!r}: {exc}") from None
+    elif isinstance(spec, str):
+        _parse(spec)
+    else:
+        raise TypeError(f"spec must be a format str such as '.3f' or a mapping of column -> str, got {spec!r}")
+    if below is not None and not isinstance(below, Mapping):
+        raise TypeError(f"below must be a mapping of column -> bound, got {below!r}")
+    below = {col: _bound(b, f"below[{col!r}]") for col, b in (below or {}).items()}
     if index or any(n is not None for n in df.index.names):
         df = df.reset_index()
     else:
         df = df.reset_index(drop=True)
+    absent = [col for col in below if col not in df.columns]
+    if absent:
+        raise ValueError(f"below names column(s) {absent} that the table does not have; "
+                         f"its columns: {list(df.columns)}")
     out = {}
     for col in df.columns:
         col_spec = spec.get(col, DEFAULT_SPEC) if isinstance(spec, Mapping) else spec
@@ -284,9 +358,12 @@ def frame(
 
 
 def _cell(v, spec: str, bound: float | None, missing: str) -> str:
+    if getattr(v, "ndim", None) == 0 and not isinstance(v, np.generic) and callable(getattr(v, "item", None)):
+        item = v.item()  # a 0-d tensor or array: its number, formatted like any other
+        v = item if isinstance(item, (bool, int, float)) else v
     if isinstance(v, (bool, np.bool_)):
         return "yes" if v else "no"
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+    if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and math.isnan(v)):
         return missing
     if isinstance(v, (numbers.Real, np.generic)) and not isinstance(v, str):
         return fmt(v, spec, below=bound, missing=missing)
@@ -294,7 +371,14 @@ def _cell(v, spec: str, bound: float | None, missing: str) -> str:
 
 
 def formatter(spec: str = DEFAULT_SPEC) -> Callable[[object], str]:
-    """``fmt`` with a fixed ``spec``, for ``Series.map`` and pandas' ``formatters=``."""
+    """``fmt`` with a fixed ``spec``, for ``Series.map`` and pandas' ``formatters=``.
+
+    Raises
+    ------
+    ValueError
+        If ``spec`` is not a float format (checked now, not at the first call).
+    """
+    _parse(spec)
     return lambda v: fmt(v, spec)
 
 
@@ -313,7 +397,14 @@ def output_problems(text: str) -> list[str]:
     ``10**ROUNDING_EXPONENT`` printed with more than one significant digit (``4.441e-16``: the
     digits of rounding noise, which a bound such as ``< 1e-12`` should replace). Integers,
     version strings (``2.13.0``) and hexadecimal addresses are not floats here.
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is not a str.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     problems = []
     for m in _FLOAT_TEXT.finditer(text):
         mantissa = ((m["int"] or "").replace(",", "") + m["frac"]).lstrip("0").rstrip("0")

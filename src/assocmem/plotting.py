@@ -12,6 +12,8 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
+from assocmem._checks import as_int, as_real
+
 __all__ = ["PALETTE", "use_style", "color", "key_value_planes", "draw_vector", "label_machine_dependent"]
 
 #: Okabe-Ito palette, colour-blind safe, in the order the chapters use them.
@@ -29,13 +31,23 @@ _CYCLE = ["blue", "orange", "green", "vermillion", "purple", "sky", "yellow", "b
 
 
 def color(i: int | str) -> str:
-    """The i-th colour of the house cycle, or a colour by name (``"blue"``)."""
+    """The i-th colour of the house cycle (cyclic: any integer), or a colour by name (``"blue"``).
+
+    Raises
+    ------
+    ValueError
+        If ``i`` is an unknown name, or neither a str nor an integer (booleans are refused).
+    """
     if isinstance(i, str):
         try:
             return PALETTE[i]
         except KeyError:
             raise ValueError(f"unknown colour {i!r}; choose from {sorted(PALETTE)}") from None
-    return PALETTE[_CYCLE[i % len(_CYCLE)]]
+    try:
+        index = as_int(i, "colour index")
+    except ValueError:
+        raise ValueError(f"unknown colour {i!r}: give an integer index or a name from {sorted(PALETTE)}") from None
+    return PALETTE[_CYCLE[index % len(_CYCLE)]]
 
 
 def use_style() -> None:
@@ -70,7 +82,13 @@ def key_value_planes(title_left: str = "keys and queries", title_right: str = "v
     Returns
     -------
     fig, (ax_keys, ax_values)
+
+    Raises
+    ------
+    ValueError
+        If ``lim`` is not a positive finite number.
     """
+    lim = as_real(lim, "lim", minimum=0, strict_min=True)
     fig, axes = plt.subplots(1, 2, figsize=figsize)
     for ax, title in zip(axes, (title_left, title_right)):
         ax.set_xlim(-lim, lim)
@@ -90,8 +108,22 @@ def key_value_planes(title_left: str = "keys and queries", title_right: str = "v
 
 
 def draw_vector(ax, v, label: str | None = None, c: int | str = 0, ls: str = "-", offset=(0.06, 0.06), **kw):
-    """Draw the 2-D vector ``v`` as an arrow from the origin, with an optional maths label."""
-    v = np.asarray(v, dtype=float).reshape(2)
+    """Draw the 2-D vector ``v`` as an arrow from the origin, with an optional maths label.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` is not two finite numbers, ``offset`` not two numbers, or ``c`` an unknown colour.
+    """
+    try:
+        v = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"v must be a 2-D vector (two numbers), got {v!r}") from None
+    if v.size != 2 or not np.isfinite(v).all():
+        raise ValueError(f"v must be a 2-D vector of two finite numbers, got {v.tolist()!r}")
+    v = v.reshape(2)
+    if not hasattr(offset, "__len__") or len(offset) != 2:
+        raise ValueError(f"offset must be two numbers (dx, dy), got {offset!r}")
     col = color(c) if isinstance(c, (int, str)) and not str(c).startswith("#") else c
     ax.annotate("", xy=v, xytext=(0, 0),
                 arrowprops=dict(arrowstyle="-|>", color=col, lw=kw.pop("lw", 1.8), linestyle=ls, shrinkA=0, shrinkB=0))

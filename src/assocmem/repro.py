@@ -18,8 +18,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
+from assocmem._checks import as_int, as_real
 from assocmem.display import fmt
 
 __all__ = ["Check", "ReproductionError", "ReproductionTable"]
@@ -75,6 +77,17 @@ class Check:
         By default a row whose absolute ``tol`` is at most :data:`ROUNDING_LEVEL` shows a value
         within ``tol`` of a source value of 0 as ``"< tol"``. The verdict always uses the
         unrounded value.
+
+    Raises
+    ------
+    ValueError
+        If ``expect`` is not a verdict; ``tol`` is not a finite real number ``>= 0`` (booleans
+        and strings are refused); ``relative`` is not a bool; ``passed`` is not a bool (Python,
+        numpy or a 0-d tensor); ``below`` is not a positive finite number; ``seed`` or ``ours``
+        is not a number, string or None (a tensor or array must hold one value); or a numeric row
+        lacks numeric ``seed``/``ours`` (booleans are not numbers here) or a ``tol``.
+    TypeError
+        If ``claim`` is not a str.
     """
 
     claim: str
@@ -89,14 +102,29 @@ class Check:
     below: float | None = None
 
     def __post_init__(self) -> None:
-        if self.expect not in _VERDICTS:
+        if not isinstance(self.claim, str):
+            raise TypeError(f"claim must be a str, got {type(self.claim).__name__} {self.claim!r}")
+        if not isinstance(self.expect, str) or self.expect not in _VERDICTS:
             raise ValueError(f"expect must be one of {_VERDICTS}, got {self.expect!r}")
-        if self.tol is not None and not self.tol >= 0:
-            raise ValueError(f"tol must be a non-negative number, got {self.tol!r}")
-        numeric = isinstance(self.seed, (int, float)) and isinstance(self.ours, (int, float))
+        set_ = object.__setattr__  # the dataclass is frozen: normalise the fields once, here
+        set_(self, "seed", _plain(self.seed, "seed"))
+        set_(self, "ours", _plain(self.ours, "ours"))
+        if self.tol is not None:
+            tol = as_real(self.tol, "tol", minimum=0)  # no bool, str, NaN or inf tolerance
+            if type(self.tol) not in (int, float):  # numpy and torch scalars become plain floats
+                set_(self, "tol", tol)
+        if not isinstance(self.relative, (bool, np.bool_)):
+            raise ValueError(f"relative must be True or False, got {self.relative!r}")
+        set_(self, "relative", bool(self.relative))
+        if self.passed is not None:
+            set_(self, "passed", _flag(self.passed, "passed"))
+        if self.below is not None:
+            set_(self, "below", as_real(self.below, "below", minimum=0, strict_min=True))
+        numeric = _is_number(self.seed) and _is_number(self.ours)
         if self.expect != "not comparable" and self.passed is None and not (numeric and self.tol is not None):
             raise ValueError(
-                f"check {self.claim!r}: a numeric comparison needs numeric seed/ours and a tol; "
+                f"check {self.claim!r}: a numeric comparison needs numeric seed/ours (booleans are not "
+                "numbers here) and a tol; "
                 "a qualitative one needs passed=True/False"
             )
 
@@ -119,7 +147,7 @@ class Check:
     @property
     def error(self) -> float | None:
         """``|ours - seed|``, or ``None`` for a qualitative row."""
-        if isinstance(self.seed, (int, float)) and isinstance(self.ours, (int, float)):
+        if _is_number(self.seed) and _is_number(self.ours):
             return abs(float(self.ours) - float(self.seed))
         return None
 
@@ -152,15 +180,38 @@ class ReproductionTable:
     >>> t = ReproductionTable("Additive memory")
     >>> t.add("e_add(n = 65), d_k = 64", seed=1.0, ours=0.997, tol=0.05, source="seed 000, sec. 7")
     >>> t.check()  # raises ReproductionError on a regression
+
+    Raises
+    ------
+    TypeError
+        If ``title`` is not a str or ``rows`` holds something other than :class:`Check` objects.
+    ValueError
+        If ``digits`` is not an integer ``>= 1``.
     """
 
     title: str
     digits: int = 4
     rows: list[Check] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.title, str):
+            raise TypeError(f"title must be a str, got {type(self.title).__name__} {self.title!r}")
+        self.digits = as_int(self.digits, "digits", minimum=1)
+        bad = [r for r in self.rows if not isinstance(r, Check)]
+        if bad:
+            raise TypeError(f"rows must be Check objects, got {bad[0]!r}")
+
     def add(self, claim: str, seed=None, ours=None, tol=None, **kwargs) -> Check:
-        """Append a :class:`Check` built from the arguments and return it."""
-        row = Check(claim, _plain(seed), _plain(ours), tol, **kwargs)
+        """Append a :class:`Check` built from the arguments and return it.
+
+        numpy and torch scalars (and 0-d arrays or tensors) become plain Python numbers.
+
+        Raises
+        ------
+        ValueError, TypeError
+            As :class:`Check` does; the table is then left unchanged.
+        """
+        row = Check(claim, seed, ours, tol, **kwargs)
         self.rows.append(row)
         return row
 
@@ -235,11 +286,36 @@ def _escape(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _plain(x):
+def _is_number(x) -> bool:
+    """A real number for a numeric comparison: int or float, not a boolean."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _plain(x, name: str):
     """numpy / torch scalars to Python numbers, so the table and the tolerances use plain floats."""
     if x is None or isinstance(x, (str, bool, int, float)):
         return x
+    if isinstance(x, np.bool_):
+        return bool(x)
     item = getattr(x, "item", None)
     if callable(item):
+        size = getattr(x, "size", None)
+        size = size() if callable(size) else size  # torch's size is a method, numpy's a number
+        count = getattr(x, "numel", lambda: size)()
+        if isinstance(count, int) and count != 1:
+            raise ValueError(f"{name} must be a number, str or None; got a {type(x).__name__} of "
+                             f"shape {tuple(getattr(x, 'shape', ()))} ({count} values)")
         return item()
-    return float(x)
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, str or None; got {type(x).__name__} {x!r}") from None
+
+
+def _flag(x, name: str) -> bool:
+    """A bool from a Python, numpy or 0-d torch boolean; anything else (``"no"``, ``0``) is refused."""
+    if getattr(x, "ndim", None) == 0 and callable(getattr(x, "item", None)):
+        x = x.item()
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False (a bool), got {type(x).__name__} {x!r}")
+    return bool(x)

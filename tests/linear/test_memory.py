@@ -11,6 +11,7 @@ import torch
 from assocmem.linear.memory import (
     DeltaRuleMemory,
     LeastSquaresMemory,
+    MemoryOverflowError,
     OuterProductMemory,
     gram_matrix,
 )
@@ -367,3 +368,143 @@ def test_least_squares_tolerances_must_be_numbers():
     a = LeastSquaresMemory(4, 2, rtol=np.float64(1e-10), device="cpu").write(keys, values)
     b = LeastSquaresMemory(4, 2, rtol=1e-10, device="cpu").write(keys, values)
     assert torch.equal(a.S, b.S)
+
+
+# --------------------------------------------------------------------------- atomic writes, dtype policy
+
+
+def _state(mem):
+    """Every piece of a memory's state: its buffers and its counter."""
+    return {name: buf.clone() for name, buf in mem.named_buffers()}, mem.num_pairs
+
+
+def _assert_state(mem, before):
+    buffers, num_pairs = before
+    now = dict(mem.named_buffers())
+    assert now.keys() == buffers.keys()
+    for name, buf in buffers.items():
+        assert now[name].dtype == buf.dtype and torch.equal(now[name], buf), name
+    assert mem.num_pairs == num_pairs
+
+
+@pytest.mark.parametrize("cls", ALL)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, "float16", "bfloat16", "half"])
+def test_low_precision_memories_are_refused_at_construction(cls, dtype):
+    # Before: a float16 memory accepted writes; LeastSquaresMemory failed half-way through one
+    # (torch.linalg.pinv has no float16) and kept the new pairs, so reads silently returned zeros.
+    with pytest.raises(ValueError, match=r"dtype torch\.(float16|bfloat16) is not supported.*float32.*float64"):
+        cls(3, 2, dtype=dtype, device="cpu")
+
+
+def test_outer_product_overflow_raises_and_leaves_the_state():
+    # Before: S + V K^T overflowed float32 to inf with no error.
+    mem = OuterProductMemory(2, 2, dtype=torch.float32, device="cpu").write(torch.eye(2), torch.eye(2))
+    before = _state(mem)
+    with pytest.raises(MemoryOverflowError, match=r"overflowed .*torch\.float32.*state is unchanged"):
+        mem.write(torch.tensor([[1e30, 0.0]]), torch.tensor([[1e30, 0.0]]))
+    _assert_state(mem, before)
+    assert issubclass(MemoryOverflowError, ValueError) and issubclass(MemoryOverflowError, FloatingPointError)
+
+
+def test_a_cast_that_overflows_is_reported_as_overflow_not_as_non_finite():
+    mem = OuterProductMemory(2, 2, dtype=torch.float32, device="cpu")
+    big = torch.tensor([[1e300, 0.0]], dtype=torch.float64)  # finite, beyond float32
+    with pytest.raises(ValueError, match=r"keys overflows torch\.float32"):
+        mem.write(big, torch.ones(1, 2, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"values overflows torch\.float32"):
+        mem.write(torch.ones(1, 2, dtype=torch.float64), big)
+    with pytest.raises(ValueError, match=r"queries overflows torch\.float32"):
+        mem.read(big[0])
+    assert mem.num_pairs == 0 and torch.count_nonzero(mem.S) == 0
+
+
+def test_a_read_that_overflows_float32_is_recomputed_or_refused():
+    mem = OuterProductMemory(2, 1, dtype=torch.float32, device="cpu").write(torch.tensor([[1e19, 1e19]]),
+                                                                           torch.tensor([[1e19]]))
+    # q = (1e19, -1e19): the float32 products are inf, the true read is 0
+    torch.testing.assert_close(mem.read(torch.tensor([1e19, -1e19])), torch.zeros(1))
+    with pytest.raises(ValueError, match=r"the read S q overflows torch\.float32"):
+        mem.read(torch.tensor([1e19, 1e19]))  # the true read, 2e57, is beyond float32
+
+
+def test_least_squares_write_is_atomic_when_the_pseudoinverse_fails(monkeypatch):
+    keys, values = random_pairs(3, 4, 2, seed=30)
+    mem = LeastSquaresMemory(4, 2, device="cpu").write(keys[:2], values[:2])
+    before = _state(mem)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("injected failure in torch.linalg.pinv")
+
+    monkeypatch.setattr(torch.linalg, "pinv", broken)
+    with pytest.raises(RuntimeError, match="injected"):
+        mem.write(keys[2:], values[2:])
+    _assert_state(mem, before)  # no half-written stored_keys, S or num_pairs
+    monkeypatch.undo()
+    torch.testing.assert_close(mem.read(keys[:2]), values[:2], rtol=1e-10, atol=1e-10)
+
+
+def test_least_squares_write_is_atomic_on_overflow():
+    mem = LeastSquaresMemory(2, 1, rtol=0.0, dtype=torch.float32, device="cpu").write(torch.eye(2)[:1], torch.ones(1, 1))
+    before = _state(mem)
+    with pytest.raises(MemoryOverflowError, match="least-squares state"):
+        mem.write(torch.tensor([[0.0, 1e-20]]), torch.tensor([[1e30]]))  # S = 1e50 on the second key
+    _assert_state(mem, before)
+
+
+def test_outer_product_write_is_atomic_on_bad_input():
+    keys, values = random_pairs(3, 4, 2, seed=31)
+    mem = OuterProductMemory(4, 2, device="cpu").write(keys, values)
+    before = _state(mem)
+    bad = values.clone()
+    bad[2, 1] = float("nan")
+    for args, kwargs in (((keys, bad), {}), ((keys, values), {"require_unit_keys": "yes"}),
+                         ((keys * 2, values), {"require_unit_keys": True}), ((keys, values[:2]), {})):
+        with pytest.raises(ValueError):
+            mem.write(*args, **kwargs)
+        _assert_state(mem, before)
+
+
+def test_delta_write_is_atomic_when_a_step_fails(monkeypatch):
+    keys, values = random_pairs(4, 5, 2, seed=32)
+    mem = DeltaRuleMemory(5, 2, beta=0.5, device="cpu").write(keys[:2], values[:2])
+    before = _state(mem)
+    calls = {"n": 0}
+    outer = torch.outer
+
+    def fails_on_the_third_step(a, b):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("injected failure in the third delta step")
+        return outer(a, b)
+
+    monkeypatch.setattr(torch, "outer", fails_on_the_third_step)
+    with pytest.raises(RuntimeError, match="injected"):
+        mem.write(keys, values)
+    _assert_state(mem, before)
+
+
+def test_beta_must_be_a_real_number_not_a_boolean_or_string():
+    for bad in (True, False, "0.5", b"1", None, [0.5]):
+        with pytest.raises(ValueError, match="beta must be"):
+            DeltaRuleMemory(3, 2, beta=bad, device="cpu")
+    assert DeltaRuleMemory(3, 2, beta=np.float32(0.5), device="cpu").beta == 0.5
+    assert DeltaRuleMemory(3, 2, beta=torch.tensor(0.25), device="cpu").beta == 0.25
+
+
+def test_huge_finite_keys_are_named_with_their_norm():
+    mem = DeltaRuleMemory(2, 1, device="cpu")
+    with pytest.raises(ValueError, match=r"key 0 has norm 1e\+200"):
+        mem.write(torch.tensor([[1e200, 0.0]], dtype=DT), torch.ones(1, 1, dtype=DT))
+    with pytest.raises(ValueError, match=r"key 0 has norm 1e\+200"):
+        OuterProductMemory(2, 1, device="cpu").write(torch.tensor([[1e200, 0.0]], dtype=DT), torch.ones(1, 1),
+                                                    require_unit_keys=True)
+
+
+def test_gram_matrix_dtype_policy_and_overflow():
+    with pytest.raises(ValueError, match=r"keys dtype torch\.float16 is not supported"):
+        gram_matrix(torch.ones(2, 3, dtype=torch.float16))
+    with pytest.raises(ValueError, match="keys contain non-finite"):
+        gram_matrix(torch.tensor([[float("inf"), 0.0]]))
+    with pytest.raises(ValueError, match=r"Gram matrix .* overflows torch\.float32"):
+        gram_matrix(torch.full((2, 3), 1e20))
+    assert gram_matrix(torch.ones(2, 3, dtype=torch.int64)).tolist() == [[3, 3], [3, 3]]  # integers stay exact

@@ -37,3 +37,30 @@ def test_registration_is_checked():
         register_sweep("demo", config_type=ToyConfig, presets={"quick": ToyConfig(2)}, points=toy_points,
                        run_point=toy_point)
     assert "bad" not in sweep_names()
+
+
+def test_a_failing_registration_leaves_the_registry_unchanged():
+    from assocmem.sweeps import registry
+
+    before = dict(registry._SWEEPS)
+    demo = get_sweep("demo")
+    for kwargs in ({"replace": "yes"}, {"presets": {"cpu": ToyConfig(1)}}, {"description": 5}):
+        args = dict(config_type=ToyConfig, presets={"quick": ToyConfig(1)}, points=toy_points, run_point=toy_point)
+        with pytest.raises((ValueError, TypeError)):
+            register_sweep("demo", **{**args, **kwargs})
+    with pytest.raises(ValueError, match="already registered"):
+        register_sweep("demo", config_type=ToyConfig, presets={"quick": ToyConfig(1)}, points=toy_points,
+                       run_point=toy_point)
+    assert registry._SWEEPS == before and get_sweep("demo") is demo
+
+
+def test_a_sweep_module_that_fails_to_import_is_retried_not_half_loaded(monkeypatch):
+    from assocmem.sweeps import registry
+
+    before = dict(registry._SWEEPS)
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "SWEEP_MODULES", ("assocmem_no_such_module_sweeps",))
+    for _ in range(2):  # the second lookup raises the same error: the registry did not pretend to be loaded
+        with pytest.raises(ModuleNotFoundError, match="assocmem_no_such_module_sweeps"):
+            get_sweep("demo")
+        assert registry._loaded is False and registry._SWEEPS == before

@@ -372,3 +372,180 @@ def test_load_largest_results_prefers_the_first_stored_preset(tmp_path):
     assert preset == "quick" and len(frame) > 0
     with pytest.raises(Exception, match="nosuch"):
         load_largest_results("nosuch", ("quick",), tmp_path)
+
+
+# --------------------------------------------------------------------------------------------
+# Failure injection: a failing commit never leaves the store (in memory or on disk) half-written
+
+
+def _snapshot(store):
+    p = store.paths
+    return (p.csv.read_bytes() if p.csv.exists() else None, p.journal.read_bytes(),
+            None if store.columns is None else list(store.columns), list(store._entries))
+
+
+def _open_store(tmp_path, keys):
+    from assocmem.sweeps.store import ResultsStore
+
+    store = ResultsStore(tmp_path, "toy", "quick")
+    assert store.open(config={"size": len(keys)}, grid_keys=keys, point_columns=["i"]) == set()
+    return store
+
+
+def _row(i):
+    from assocmem.sweeps.store import format_line
+    return [format_line([str(i), str(i * i)])]
+
+
+@pytest.mark.parametrize("when", ["first point", "later point"])
+@pytest.mark.parametrize("fail", ["csv fsync", "short journal write", "interrupt"])
+def test_a_failing_append_leaves_the_store_exactly_as_it_was(tmp_path, monkeypatch, fail, when):
+    import errno
+
+    import assocmem.sweeps.store as store_module
+
+    keys = ['{"i":0}', '{"i":1}']
+    store = _open_store(tmp_path, keys)
+    try:
+        if when == "later point":
+            store.append(keys[0], _row(0), ["i", "sq"])
+        key, i = (keys[0], 0) if when == "first point" else (keys[1], 1)
+        before = _snapshot(store)
+        real_fsync, real_write_all = os.fsync, store_module._write_all
+
+        def failing_fsync(fd):  # the rows reached the CSV, then the disk filled up
+            if store._csv is not None and fd == store._csv.fileno():
+                raise OSError(errno.ENOSPC, "No space left on device")
+            real_fsync(fd)
+
+        def short_journal_write(fd, data):  # half of the journal line, then the write fails
+            os.write(fd, data[: len(data) // 2])
+            raise OSError(errno.EIO, "I/O error")
+
+        def interrupted(fd, data):
+            raise KeyboardInterrupt
+
+        if fail == "csv fsync":
+            monkeypatch.setattr(os, "fsync", failing_fsync)
+        else:
+            monkeypatch.setattr(store_module, "_write_all", short_journal_write if fail != "interrupt" else interrupted)
+        with pytest.raises(KeyboardInterrupt if fail == "interrupt" else OSError):
+            store.append(key, _row(i), ["i", "sq"])
+        monkeypatch.setattr(os, "fsync", real_fsync)
+        monkeypatch.setattr(store_module, "_write_all", real_write_all)
+        assert _snapshot(store) == before  # files, columns and committed entries all unchanged
+        # the same append now succeeds, and the finished file holds every point once
+        store.append(key, _row(i), ["i", "sq"])
+        if when == "first point":
+            store.append(keys[1], _row(1), ["i", "sq"])
+        store.finish({})
+    finally:
+        store.close()
+    assert store.paths.csv.read_text() == "i,sq\n0,0\n1,1\n"
+
+
+def test_an_append_whose_rollback_fails_refuses_to_go_on_and_reopening_recovers(tmp_path, monkeypatch):
+    import errno
+
+    import assocmem.sweeps.store as store_module
+
+    keys = ['{"i":0}', '{"i":1}']
+    store = _open_store(tmp_path, keys)
+    store.append(keys[0], _row(0), ["i", "sq"])
+
+    def fail(*args):
+        raise OSError(errno.EIO, "I/O error")
+
+    def half(fd, data):
+        os.write(fd, data[: len(data) // 2])
+        raise OSError(errno.EIO, "I/O error")
+
+    monkeypatch.setattr(store_module, "_write_all", half)
+    monkeypatch.setattr(os, "ftruncate", fail)  # the journal cannot be cut back either
+    with pytest.raises(OSError):
+        store.append(keys[1], _row(1), ["i", "sq"])
+    monkeypatch.undo()
+    with pytest.raises(ResultsError, match="unusable after a failed write"):
+        store.append(keys[1], _row(1), ["i", "sq"])  # never appended after a half-written journal line
+    store.close()
+    from assocmem.sweeps.store import ResultsStore
+
+    again = ResultsStore(tmp_path, "toy", "quick")
+    try:
+        assert again.open(config={"size": 2}, grid_keys=keys, point_columns=["i"]) == {keys[0]}  # tail cut off
+        again.append(keys[1], _row(1), ["i", "sq"])
+        again.finish({})
+    finally:
+        again.close()
+    assert again.paths.csv.read_text() == "i,sq\n0,0\n1,1\n"
+
+
+def test_a_disk_error_during_a_sweep_keeps_every_committed_point(toy, tmp_path, monkeypatch):
+    import errno
+
+    import assocmem.sweeps.store as store_module
+
+    real = store_module._write_all
+    calls = {"n": 0}
+
+    def full_disk_at_the_third_point(fd, data):
+        if b'"key"' in data:
+            calls["n"] += 1
+            if calls["n"] == 3:
+                os.write(fd, data[:5])
+                raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setattr(store_module, "_write_all", full_disk_at_the_third_point)
+    with pytest.raises(OSError, match="No space left"):
+        run_sweep("toy", "quick", results_dir=tmp_path)
+    monkeypatch.setattr(store_module, "_write_all", real)
+    paths = ResultsPaths.of(tmp_path, "toy", "quick")
+    assert paths.journal.read_bytes().endswith(b"\n") and len(paths.journal.read_bytes().splitlines()) == 3
+    assert load_results("toy", "quick", tmp_path, allow_partial=True)["i"].tolist() == [0, 1]
+    assert paths.csv.read_bytes().count(b"\n") == 3  # header and two rows: point 2's rows were cut off
+    assert read_provenance("toy", "quick", tmp_path)["sessions"][-1]["status"] == "failed"
+    CALLS.clear()
+    run = run_sweep("toy", "quick", results_dir=tmp_path)
+    assert CALLS == [2, 3, 4, 5] and run.frame["i"].tolist() == list(range(6))
+    pd.testing.assert_frame_equal(_without_wall(run.frame), _without_wall(run_sweep("toy", "quick", persist=False).frame))
+
+
+def test_append_refuses_what_would_corrupt_the_files(tmp_path):
+    keys = ['{"i":0}', '{"i":1}']
+    store = _open_store(tmp_path, keys)
+    try:
+        for lines, match in (([], "one or more CSV lines"), (["0,0"], "ending in a newline"),
+                             (["0,0\n1,1\n"], "one or more CSV lines")):
+            with pytest.raises(ValueError, match=match):
+                store.append(keys[0], lines, ["i", "sq"])
+        assert store.columns is None and not store.paths.csv.exists()
+        store.append(keys[0], _row(0), ["i", "sq"])
+        with pytest.raises(ValueError, match="already committed"):
+            store.append(keys[0], _row(0), ["i", "sq"])
+        with pytest.raises(ValueError, match="returned columns"):
+            store.append(keys[1], _row(1), ["i", "square"])
+    finally:
+        store.close()
+    with pytest.raises(ResultsError, match="not open"):
+        store.append(keys[1], _row(1), ["i", "sq"])
+
+
+def test_a_results_folder_that_cannot_be_created_is_one_clear_error(toy, tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ResultsError, match=r"cannot create the results folder .*a part of the path is a file"):
+        run_sweep("toy", "quick", results_dir=blocker / "deeper")
+    real_mkdir = Path.mkdir
+
+    def read_only(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    with pytest.raises(ResultsError, match=r"cannot create the results folder .*permission denied"):
+        run_sweep("toy", "quick", results_dir=tmp_path / "ro")
+    monkeypatch.setattr(Path, "mkdir", real_mkdir)
+    (tmp_path / "d" / "toy" / "quick.json").mkdir(parents=True)  # a folder where a file should be
+    (tmp_path / "d" / "toy" / "quick.csv").write_text("")
+    with pytest.raises(ResultsError, match=r"cannot use the results in .*a folder stands where a file is needed"):
+        run_sweep("toy", "quick", results_dir=tmp_path / "d")

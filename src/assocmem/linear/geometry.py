@@ -33,9 +33,13 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
 import torch
 
+from assocmem._checks import as_real
 from assocmem.devices import resolve_device
+from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.linear._args import checked_result, optional_tolerance
 
 __all__ = [
     "unit_vectors_2d",
@@ -53,20 +57,40 @@ def _shape(x: torch.Tensor) -> tuple[int, ...]:
     return tuple(x.shape)
 
 
-def _real_float(x, name: str, dtype: torch.dtype | None = None) -> torch.Tensor:
+def _real_float(x, name: str, dtype: torch.dtype | None = None, *, numbers_only: bool = False) -> torch.Tensor:
+    """``x`` as a finite float32/float64 tensor: ``dtype`` if given, else ``x``'s own float dtype
+    (float64 for non-tensors and integers). ``numbers_only`` refuses booleans (an ``eps`` or an
+    angle of ``True`` is a mistake, not 1)."""
+    if numbers_only and (isinstance(x, (bool, np.bool_)) or getattr(x, "dtype", None) in (torch.bool, np.bool_)):
+        raise ValueError(f"{name} must be real numbers, got the boolean {x!r}")
     if not isinstance(x, torch.Tensor):
-        # Python numbers and numpy arrays: convert straight to the target dtype (float64 by
-        # default), never through torch's float32 default.
-        x = torch.as_tensor(x, dtype=dtype if dtype is not None else torch.float64)
+        # Python numbers and numpy arrays: convert to float64 (exact for Python floats), never
+        # through torch's float32 default; the cast to ``dtype`` below reports an overflow.
+        try:
+            x = torch.as_tensor(x, dtype=torch.complex128 if np.iscomplexobj(x) else torch.float64)
+        except (TypeError, ValueError, RuntimeError):
+            raise ValueError(f"{name} must be a real number or an array of real numbers; got "
+                             f"{type(x).__name__} {x!r:.80}") from None
     if x.is_complex():
         raise ValueError(f"{name} must be real; got dtype {x.dtype}")
-    if dtype is not None:
-        x = x.to(dtype)
-    elif not x.dtype.is_floating_point:
-        x = x.to(torch.float64)
-    if not torch.isfinite(x).all():
+    if x.is_floating_point() and not torch.isfinite(x).all():
         raise ValueError(f"{name} contains non-finite entries (nan or inf)")
-    return x
+    target = dtype if dtype is not None else (x.dtype if x.is_floating_point() else torch.float64)
+    check_float_dtype(target, f"{name} dtype")  # float16/bfloat16 refused, naming float32/float64
+    return cast_checked(x, target, name)  # a finite float64 beyond float32's range is an overflow
+
+
+def _ldexp(x: float, e: int) -> float:
+    try:
+        return math.ldexp(x, e)
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _check_dtype(dtype) -> torch.dtype:
+    if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point dtype (torch.float32 or torch.float64); got {dtype}")
+    return check_float_dtype(dtype)
 
 
 def _check_keys(keys, name: str = "keys") -> torch.Tensor:
@@ -97,15 +121,16 @@ def unit_vectors_2d(angles, *, dtype: torch.dtype = torch.float64, device=None) 
     Raises
     ------
     ValueError
-        If an angle is non-finite or ``dtype`` is not floating point.
+        If an angle is non-finite or not a real number (a boolean or a string is refused), or
+        ``dtype`` is not float32 or float64 (float16 and bfloat16 are refused, naming the
+        supported dtypes).
 
     References
     ----------
     Seed §4: the figures use ``d_k = d_v = 2`` so that keys, queries and values are arrows.
     """
-    if not dtype.is_floating_point:
-        raise ValueError(f"dtype must be a floating-point dtype; got {dtype}")
-    a = _real_float(angles, "angles", dtype)
+    dtype = _check_dtype(dtype)
+    a = _real_float(angles, "angles", dtype, numbers_only=True)
     if device is not None:
         a = a.to(resolve_device(device))
     return torch.stack([torch.cos(a), torch.sin(a)], dim=-1)  # (..., 2)
@@ -135,10 +160,11 @@ def circle_directions(m: int, *, dtype: torch.dtype = torch.float64, device=None
     Raises
     ------
     ValueError
-        If ``m`` is not a positive integer.
+        If ``m`` is not a positive integer, or ``dtype`` is not float32 or float64.
     """
     if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
         raise ValueError(f"m must be a positive integer; got {m!r}")
+    dtype = _check_dtype(dtype)
     angles = torch.arange(int(m), dtype=dtype) * (2 * math.pi / int(m))  # (m,)
     return unit_vectors_2d(angles, dtype=dtype, device=device)  # (m, 2)
 
@@ -163,8 +189,8 @@ def coherence(keys) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If ``keys`` is not at least 2-D, has fewer than two keys, contains a zero key, or is
-        non-finite.
+        If ``keys`` is not at least 2-D, has fewer than two keys, contains a zero key, is
+        non-finite or not real numbers, or is float16/bfloat16.
 
     References
     ----------
@@ -175,9 +201,13 @@ def coherence(keys) -> torch.Tensor:
     n = keys.shape[-2]
     if n < 2:
         raise ValueError(f"coherence needs at least two keys; got shape {_shape(keys)}")
-    norms = torch.linalg.vector_norm(keys, dim=-1, keepdim=True)  # (..., n, 1)
-    if (norms == 0).any():
+    if (keys == 0).all(dim=-1).any():
         raise ValueError("a key has zero length; its angle to the others is undefined")
+    # Scale each key by the power of two nearest its largest entry (exact, and angles do not
+    # depend on lengths), so that norms of keys like 1e200 or 1e-200 neither overflow nor vanish.
+    _, e = torch.frexp(keys.abs().amax(dim=-1, keepdim=True))
+    keys = torch.ldexp(keys, -e)  # (..., n, d_k), largest entry of each key in [0.5, 1)
+    norms = torch.linalg.vector_norm(keys, dim=-1, keepdim=True)  # (..., n, 1)
     unit = keys / norms  # (..., n, d_k)
     cos = unit @ unit.transpose(-2, -1)  # (..., n, n)
     off = ~torch.eye(n, dtype=torch.bool, device=keys.device)  # (n, n)
@@ -205,14 +235,17 @@ def additive_weights(keys, queries) -> torch.Tensor:
     Raises
     ------
     ValueError
-        On mismatched shapes or non-finite input.
+        On mismatched shapes, non-finite input or input that is not real numbers, float16 or
+        bfloat16 keys, or a weight beyond the dtype's range (a float32 overflow is recomputed in
+        float64 first; only a weight float32 cannot hold raises).
 
     References
     ----------
     Seed §5 (two pairs) and §6 ("a perpendicular drop onto each key separately").
     """
     keys, queries = _check_keys_queries(keys, queries)
-    return queries @ keys.T  # (..., d_k) @ (d_k, n) -> (..., n)
+    return checked_result(queries @ keys.T, "the weights k_i^T q",  # (..., d_k) @ (d_k, n) -> (..., n)
+                          lambda: queries.double() @ keys.double().T)
 
 
 def key_coordinates(keys, queries, *, rtol: float | None = None) -> torch.Tensor:
@@ -241,13 +274,16 @@ def key_coordinates(keys, queries, *, rtol: float | None = None) -> torch.Tensor
     Raises
     ------
     ValueError
-        On mismatched shapes or non-finite input, or if the keys are linearly dependent (the
-        coordinates are then not unique; the message gives the rank).
+        On mismatched shapes, non-finite input or input that is not real numbers, float16 or
+        bfloat16 keys, an ``rtol`` that is not a finite number ``>= 0``, a coordinate beyond the
+        dtype's range, or if the keys are linearly dependent (the coordinates are then not
+        unique; the message gives the rank).
 
     References
     ----------
     Seed §6 ("There is a second way to read the same formula").
     """
+    rtol = optional_tolerance(rtol, "rtol")
     keys, queries = _check_keys_queries(keys, queries)
     n, d_k = keys.shape
     rank = int(torch.linalg.matrix_rank(keys, rtol=rtol)) if n else 0
@@ -257,7 +293,8 @@ def key_coordinates(keys, queries, *, rtol: float | None = None) -> torch.Tensor
             "coordinates in the key basis are defined only for independent keys"
         )
     pinv = torch.linalg.pinv(keys, rtol=rtol)  # (d_k, n); its transpose is the seed's K^+ (n, d_k)
-    return queries @ pinv  # (..., d_k) @ (d_k, n) -> (..., n)
+    return checked_result(queries @ pinv, "the coordinates K^+ q",  # (..., d_k) @ (d_k, n) -> (..., n)
+                          lambda: queries.double() @ pinv.double())
 
 
 def _check_keys_queries(keys, queries) -> tuple[torch.Tensor, torch.Tensor]:
@@ -296,29 +333,36 @@ def keys_with_gram(gram, *, rtol: float = 1e-12) -> torch.Tensor:
     ------
     ValueError
         If ``gram`` is not square, not symmetric (to ``1e-12`` relative), or has an eigenvalue
-        below ``-rtol * max(lam)`` (not positive semidefinite), or is zero.
+        below ``-rtol * max(lam)`` (not positive semidefinite), or is zero; if it is non-finite,
+        not real numbers or float16/bfloat16; or if ``rtol`` is not a finite number ``>= 0``.
 
     References
     ----------
     Seed §5 (the Gram matrix ``G = K^T K`` determines every additive read ``V G``).
     """
+    rtol = as_real(rtol, "rtol", minimum=0.0)
     G = _real_float(gram, "gram")
     if G.ndim != 2 or G.shape[0] != G.shape[1]:
         raise ValueError(f"gram must be a square matrix; got shape {_shape(G)}")
     scale = float(G.abs().max()) if G.numel() else 0.0
     if scale == 0.0:
         raise ValueError("gram is zero; there are no keys to build")
-    if float((G - G.T).abs().max()) > 1e-12 * scale:
+    # Entries near the ends of the dtype's range would overflow G - G^T or the eigensolver: work
+    # on G 4^-j (exact, a power of two) and scale the keys back by 2^j.
+    j = 0 if 1e-100 < scale < 1e100 else math.frexp(scale)[1] // 2
+    G = torch.ldexp(G, torch.tensor(-2 * j, device=G.device)) if j else G
+    if float((G - G.T).abs().max()) > 1e-12 * float(G.abs().max()):
         raise ValueError("gram must be symmetric")
     lam, U = torch.linalg.eigh(G)  # ascending eigenvalues (n,), eigenvectors (n, n)
     top = float(lam[-1])
     if float(lam[0]) < -rtol * top:
         raise ValueError(
-            f"gram is not positive semidefinite (smallest eigenvalue {float(lam[0]):.3g}); "
+            f"gram is not positive semidefinite (smallest eigenvalue {_ldexp(float(lam[0]), 2 * j):.3g}); "
             "it is not the Gram matrix of any real vectors"
         )
     keep = lam > rtol * top  # (n,)
-    return U[:, keep] * lam[keep].sqrt()  # (n, r)
+    keys = U[:, keep] * lam[keep].sqrt()  # (n, r)
+    return torch.ldexp(keys, torch.tensor(j, device=keys.device)) if j else keys
 
 
 def noisy_read_errors(S, key, value, eps, directions) -> torch.Tensor:
@@ -351,7 +395,9 @@ def noisy_read_errors(S, key, value, eps, directions) -> torch.Tensor:
     Raises
     ------
     ValueError
-        On mismatched shapes, non-finite input, or a negative ``eps``.
+        On mismatched shapes, non-finite input or input that is not real numbers (a boolean
+        ``eps`` is refused), float16/bfloat16 ``S``, a negative ``eps``, or an error beyond the
+        dtype's range.
 
     References
     ----------
@@ -363,7 +409,7 @@ def noisy_read_errors(S, key, value, eps, directions) -> torch.Tensor:
     d_v, d_k = S.shape
     key = _real_float(key, "key", S.dtype).to(S.device)
     value = _real_float(value, "value", S.dtype).to(S.device)
-    eps_t = _real_float(eps, "eps", S.dtype).to(S.device)
+    eps_t = _real_float(eps, "eps", S.dtype, numbers_only=True).to(S.device)
     u = _real_float(directions, "directions", S.dtype).to(S.device)
     if key.shape != (d_k,):
         raise ValueError(f"key must have shape (d_k,) = ({d_k},); got shape {_shape(key)}")
@@ -375,8 +421,12 @@ def noisy_read_errors(S, key, value, eps, directions) -> torch.Tensor:
         raise ValueError(f"eps must be a scalar or 1-D; got shape {_shape(eps_t)}")
     if (eps_t < 0).any():
         raise ValueError(f"eps must be >= 0; got {eps!r}")
-    queries = key + eps_t.reshape(-1, 1, 1) * u  # (E, m, d_k)
-    errors = torch.linalg.vector_norm(queries @ S.T - value, dim=-1)  # (E, m)
+    def errors_of(S, key, value, eps_t, u):
+        queries = key + eps_t.reshape(-1, 1, 1) * u  # (E, m, d_k)
+        return torch.linalg.vector_norm(queries @ S.T - value, dim=-1)  # (E, m)
+
+    errors = checked_result(errors_of(S, key, value, eps_t, u), "the read errors ||S (k + eps u) - v||",
+                            lambda: errors_of(*(x.double() for x in (S, key, value, eps_t, u))))
     return errors[0] if eps_t.ndim == 0 else errors
 
 
@@ -411,12 +461,16 @@ def least_squares_from_moments(state, key_moment, *, rtol: float | None = None) 
     Raises
     ------
     ValueError
-        On mismatched shapes or non-finite input.
+        On mismatched shapes, non-finite input or input that is not real numbers, float16 or
+        bfloat16 ``state``, a ``key_moment`` that is not symmetric (to ``1e-8`` relative; the
+        pseudoinverse reads only one triangle of it), an ``rtol`` that is not a finite number
+        ``>= 0``, or a result beyond the dtype's range.
 
     References
     ----------
     Seed §6 (``S* = V K^+``); Kohonen & Ruohonen (1973).
     """
+    rtol = optional_tolerance(rtol, "rtol")
     S = _real_float(state, "state")
     C = _real_float(key_moment, "key_moment", S.dtype).to(S.device)
     if S.ndim != 2:
@@ -427,4 +481,11 @@ def least_squares_from_moments(state, key_moment, *, rtol: float | None = None) 
             f"key_moment must have shape (d_k, d_k) = ({d_k}, {d_k}) to match state shape "
             f"{_shape(S)}; got shape {_shape(C)}"
         )
-    return S @ torch.linalg.pinv(C, rtol=rtol, hermitian=True)  # (d_v, d_k) @ (d_k, d_k)
+    if C.numel():
+        scale, asym = float(C.abs().amax()), float((C - C.T).abs().amax())
+        if asym > 1e-8 * scale:
+            raise ValueError("key_moment must be symmetric (it is sum_i k_i k_i^T); got one with "
+                             f"max |C - C^T| = {asym:.3g} against max |C| = {scale:.3g}")
+    C_plus = torch.linalg.pinv(C, rtol=rtol, hermitian=True)  # (d_k, d_k)
+    return checked_result(S @ C_plus, "the least-squares state S C^+",  # (d_v, d_k) @ (d_k, d_k)
+                          lambda: S.double() @ C_plus.double())

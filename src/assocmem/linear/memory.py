@@ -33,16 +33,20 @@ Widrow, B., & Hoff, M. E. (1960). Adaptive switching circuits. IRE WESCON Conven
 
 from __future__ import annotations
 
-import math
 import numbers
 
+import numpy as np
 import torch
 from torch import nn
 
+from assocmem._checks import as_real, positive_int
 from assocmem.devices import resolve_device
+from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.linear._args import check_beta, checked_result, flag, stable_norms
 
 __all__ = [
     "MatrixMemory",
+    "MemoryOverflowError",
     "OuterProductMemory",
     "LeastSquaresMemory",
     "DeltaRuleMemory",
@@ -57,14 +61,44 @@ def _shape(x: torch.Tensor) -> tuple[int, ...]:
     return tuple(x.shape)
 
 
-def _check_positive_int(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
+class MemoryOverflowError(FloatingPointError, ValueError):
+    """A write or read of finite input left the range of the memory's dtype; nothing was changed.
+
+    Both a :class:`FloatingPointError` (what the delta rule's divergence always raised) and a
+    :class:`ValueError` (the library's error for an input it cannot serve).
+    """
+
+
+def _as_tensor(x, name: str) -> torch.Tensor:
+    """``x`` as a real tensor (not yet cast); strings and other non-arrays raise a ValueError."""
+    try:
+        x = torch.as_tensor(x)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"{name} must be a real tensor or array-like of numbers; got {type(x).__name__} "
+                         f"{x!r:.80}") from None
+    if x.is_complex():
+        raise ValueError(f"{name} must be real; got dtype {x.dtype}")
+    return x
+
+
+def _tolerance(tol, name: str) -> float | None:
+    """``None`` or a finite float ``>= 0`` (:func:`assocmem._checks.as_real`). A value that is no
+    real number at all (a string, a boolean, a list) raises :class:`TypeError`, a bad number
+    :class:`ValueError`; both say what is allowed."""
+    if tol is None:
+        return None
+    message = f"{name} must be a finite non-negative number or None; got {tol!r}"
+    is_number = (isinstance(tol, numbers.Real) or getattr(tol, "ndim", None) == 0) and not isinstance(
+        tol, (bool, np.bool_, str, bytes))
+    try:
+        value = as_real(tol, name, minimum=0.0)
+    except ValueError:
+        raise (ValueError if is_number else TypeError)(message) from None
+    return value
 
 
 def _floating_dtype(dtype) -> torch.dtype:
-    """Resolve ``dtype`` (a ``torch.dtype`` or its name, e.g. ``"float64"``) to a floating dtype."""
+    """Resolve ``dtype`` (a ``torch.dtype`` or its name, e.g. ``"float64"``) to float32 or float64."""
     if isinstance(dtype, str):
         resolved = getattr(torch, dtype.removeprefix("torch."), None)
         if not isinstance(resolved, torch.dtype):
@@ -79,7 +113,7 @@ def _floating_dtype(dtype) -> torch.dtype:
         )
     if not dtype.is_floating_point:
         raise ValueError(f"dtype must be a floating-point dtype; got {dtype}")
-    return dtype
+    return check_float_dtype(dtype)  # float16/bfloat16 (and float8) refused, naming float32/float64
 
 
 def gram_matrix(keys: torch.Tensor) -> torch.Tensor:
@@ -93,26 +127,37 @@ def gram_matrix(keys: torch.Tensor) -> torch.Tensor:
     Parameters
     ----------
     keys : torch.Tensor, shape ``(..., n, d_k)``
-        Keys as rows; leading batch dimensions are allowed. Any floating dtype.
+        Keys as rows; leading batch dimensions are allowed. float32 or float64; integer keys
+        give the exact integer Gram matrix, boolean keys are cast to float64.
 
     Returns
     -------
     torch.Tensor, shape ``(..., n, n)``
-        The Gram matrix, same dtype and device as ``keys``.
+        The Gram matrix, same dtype and device as ``keys`` (float64 for boolean keys).
 
     Raises
     ------
     ValueError
-        If ``keys`` has fewer than 2 dimensions.
+        If ``keys`` has fewer than 2 dimensions, is not an array of real numbers, has non-finite
+        entries, is float16/bfloat16 (the message names the supported dtypes), or a dot product
+        overflows the dtype even when computed in float64.
 
     References
     ----------
     Seed §5 ("Two pairs, and the Gram matrix").
     """
-    keys = torch.as_tensor(keys)
+    keys = _as_tensor(keys, "keys")
     if keys.ndim < 2:
         raise ValueError(f"keys must be at least 2-D (n, d_k); got shape {_shape(keys)}")
-    return keys @ keys.transpose(-2, -1)  # (..., n, n)
+    if keys.dtype == torch.bool:
+        keys = keys.to(torch.float64)
+    if keys.is_floating_point():
+        check_float_dtype(keys.dtype, "keys dtype")
+        if not bool(torch.isfinite(keys).all()):
+            raise ValueError("keys contain non-finite entries (nan or inf)")
+    G = keys @ keys.transpose(-2, -1)  # (..., n, n)
+    return checked_result(G, "the Gram matrix keys @ keys.T",
+                          lambda: keys.double() @ keys.double().transpose(-2, -1))
 
 
 class MatrixMemory(nn.Module):
@@ -129,7 +174,7 @@ class MatrixMemory(nn.Module):
     d_v : int
         Value dimension.
     dtype : torch.dtype or str, default ``torch.float64``
-        Dtype of the state; inputs are converted to it. A string names a torch dtype
+        Dtype of the state, float32 or float64; inputs are converted to it. A string names a torch dtype
         (``"float64"``, ``"torch.float32"``, ``"double"``).
     device : str or torch.device, default ``"auto"``
         Passed to :func:`assocmem.devices.resolve_device`.
@@ -137,8 +182,9 @@ class MatrixMemory(nn.Module):
     Raises
     ------
     ValueError
-        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not floating point (or
-        is a string that names no torch dtype).
+        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not float32 or float64
+        (float16 and bfloat16 are refused, naming the supported dtypes; a string that names no
+        torch dtype is refused too).
     TypeError
         If ``dtype`` is neither a ``torch.dtype`` nor a string.
     """
@@ -154,8 +200,8 @@ class MatrixMemory(nn.Module):
         device: str | torch.device | None = "auto",
     ) -> None:
         super().__init__()
-        self.d_k = _check_positive_int("d_k", d_k)
-        self.d_v = _check_positive_int("d_v", d_v)
+        self.d_k = positive_int("d_k", d_k)
+        self.d_v = positive_int("d_v", d_v)
         dtype = _floating_dtype(dtype)
         dev = resolve_device(device)
         self.register_buffer("S", torch.zeros(d_v, d_k, dtype=dtype, device=dev))  # (d_v, d_k)
@@ -188,18 +234,24 @@ class MatrixMemory(nn.Module):
         return f"d_k={self.d_k}, d_v={self.d_v}, dtype={self.dtype}, num_pairs={self.num_pairs}"
 
     # ------------------------------------------------------------------ validation
-    def _as_state_tensor(self, x, name: str) -> torch.Tensor:
-        x = torch.as_tensor(x)
-        if x.is_complex():
-            raise ValueError(f"{name} must be real; got dtype {x.dtype}")
-        return x.to(dtype=self.dtype, device=self.device)
+    def _check_own_dtype(self) -> None:
+        """The state may have been converted after construction (``mem.half()``, ``mem.to(...)``)."""
+        if self.S.dtype not in (torch.float32, torch.float64):
+            check_float_dtype(self.S.dtype, "the memory's state dtype (converted after construction?)")
+
+    def _to_state(self, x: torch.Tensor, name: str) -> torch.Tensor:
+        """Finite ``x`` (already checked) on the memory's device and in its dtype; an overflow of
+        the cast (float64 input beyond float32's range) is reported as one."""
+        return cast_checked(x.to(device=self.device), self.dtype, name)
 
     def _check_pairs(
         self, keys, values, require_unit_keys: bool = False
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Validate and convert ``keys (n, d_k)`` and ``values (n, d_v)``."""
-        keys = self._as_state_tensor(keys, "keys")
-        values = self._as_state_tensor(values, "values")
+        self._check_own_dtype()
+        require_unit_keys = flag(require_unit_keys, "require_unit_keys")
+        keys = _as_tensor(keys, "keys")
+        values = _as_tensor(values, "values")
         if keys.ndim != 2:
             raise ValueError(
                 f"keys must be 2-D with shape (n, d_k) = (n, {self.d_k}); got shape {_shape(keys)}"
@@ -221,12 +273,13 @@ class MatrixMemory(nn.Module):
             raise ValueError(
                 f"values must have last dimension d_v={self.d_v}; got values shape {_shape(values)}"
             )
-        if not torch.isfinite(keys).all():
+        if keys.is_floating_point() and not torch.isfinite(keys).all():
             raise ValueError("keys contain non-finite entries (nan or inf)")
-        if not torch.isfinite(values).all():
+        if values.is_floating_point() and not torch.isfinite(values).all():
             raise ValueError("values contain non-finite entries (nan or inf)")
+        keys, values = self._to_state(keys, "keys"), self._to_state(values, "values")
         if require_unit_keys and keys.shape[0] > 0:
-            norms = torch.linalg.vector_norm(keys, dim=1)  # (n,)
+            norms = stable_norms(keys, dim=1)  # (n,); finite even for keys of 1e200
             dev = (norms - 1).abs()
             if (dev > UNIT_KEY_TOL).any():
                 i = int(dev.argmax())
@@ -237,14 +290,23 @@ class MatrixMemory(nn.Module):
         return keys, values
 
     def _check_queries(self, queries) -> torch.Tensor:
-        queries = self._as_state_tensor(queries, "queries")
+        self._check_own_dtype()
+        queries = _as_tensor(queries, "queries")
         if queries.ndim < 1 or queries.shape[-1] != self.d_k:
             raise ValueError(
                 f"queries must have shape (..., d_k) with d_k={self.d_k}; got shape {_shape(queries)}"
             )
-        if not torch.isfinite(queries).all():
+        if queries.is_floating_point() and not torch.isfinite(queries).all():
             raise ValueError("queries contain non-finite entries (nan or inf)")
-        return queries
+        return self._to_state(queries, "queries")
+
+    def _overflow(self, what: str, n: int, passes: int = 1) -> MemoryOverflowError:
+        return MemoryOverflowError(
+            f"{what} overflowed to non-finite values (dtype {self.dtype}, largest finite value "
+            f"{torch.finfo(self.dtype).max:.2g}) while writing {n} pairs x {passes} passes, although "
+            "the keys and values are finite; the state is unchanged. Rescale the keys or values"
+            + (", or use dtype=torch.float64" if self.dtype != torch.float64 else "")
+        )
 
     # ------------------------------------------------------------------ interface
     def write(self, keys, values, *, require_unit_keys: bool = False) -> "MatrixMemory":
@@ -266,14 +328,19 @@ class MatrixMemory(nn.Module):
         Raises
         ------
         ValueError
-            If the last dimension of ``queries`` is not ``d_k``, or it has non-finite entries.
+            If ``queries`` is not an array of real numbers, its last dimension is not ``d_k``, it
+            has non-finite entries, a finite query overflows the memory's dtype when cast to it,
+            or the read ``S q`` itself is beyond the dtype's range (it is recomputed in float64
+            first, so only a result that float32 cannot hold raises).
 
         References
         ----------
         Seed §3 ("Retrieving means multiplying the state by a query").
         """
         queries = self._check_queries(queries)
-        return queries @ self.S.T  # (..., d_k) @ (d_k, d_v) -> (..., d_v)
+        out = queries @ self.S.T  # (..., d_k) @ (d_k, d_v) -> (..., d_v)
+        return checked_result(out, "the read S q", lambda: queries.double() @ self.S.double().T,
+                              "rescale the queries or use dtype=torch.float64")
 
     def forward(self, queries) -> torch.Tensor:
         """Alias of :meth:`read`, so a memory can be called like any module."""
@@ -303,14 +370,15 @@ class OuterProductMemory(MatrixMemory):
     d_v : int
         Value dimension.
     dtype : torch.dtype or str, default ``torch.float64``
-        Dtype of the state (a string names a torch dtype, e.g. ``"float64"``).
+        Dtype of the state, float32 or float64 (a string names a torch dtype, e.g. ``"float64"``).
     device : str or torch.device, default ``"auto"``
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Raises
     ------
     ValueError
-        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not a floating dtype.
+        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not float32 or float64
+        (float16 and bfloat16 are refused, naming the supported dtypes).
     TypeError
         If ``dtype`` is neither a ``torch.dtype`` nor a string.
 
@@ -341,15 +409,22 @@ class OuterProductMemory(MatrixMemory):
         Raises
         ------
         ValueError
-            On shape mismatches (the message names both shapes), non-finite input, or non-unit
-            keys when ``require_unit_keys`` is set.
+            On shape mismatches (the message names both shapes), input that is not real numbers,
+            non-finite input, finite input that overflows the memory's dtype when cast to it, a
+            non-boolean ``require_unit_keys``, or non-unit keys when it is set. Nothing is written.
+        MemoryOverflowError
+            (a ``ValueError`` and a ``FloatingPointError``) if the new state has an entry beyond
+            the dtype's range (float32 overflows above ``3.4e38``); the state is left as it was.
 
         References
         ----------
         Seed §3 (update ``S_t = S_{t-1} + v_t k_t^T``), §5 (``S = V K^T``).
         """
         keys, values = self._check_pairs(keys, values, require_unit_keys)
-        self.S = self.S + values.T @ keys  # (d_v, n) @ (n, d_k) -> (d_v, d_k)
+        S = self.S + values.T @ keys  # (d_v, n) @ (n, d_k) -> (d_v, d_k)
+        if not bool(torch.isfinite(S).all()):
+            raise self._overflow("the outer-product state S + V K^T", keys.shape[0])
+        self.S = S  # assigned only once everything has been computed and checked
         self.num_pairs += keys.shape[0]
         return self
 
@@ -384,7 +459,7 @@ class LeastSquaresMemory(MatrixMemory):
     atol : float or None, default None
         Absolute cut-off for small singular values.
     dtype : torch.dtype or str, default ``torch.float64``
-        Dtype of the state and of the stored pairs (a string names a torch dtype). float64 is advised: ``G^{-1}`` amplifies
+        Dtype of the state and of the stored pairs, float32 or float64 (a string names a torch dtype). float64 is advised: ``G^{-1}`` amplifies
         rounding by the condition number of the keys.
     device : str or torch.device, default ``"auto"``
         Resolved with :func:`assocmem.devices.resolve_device`.
@@ -400,10 +475,11 @@ class LeastSquaresMemory(MatrixMemory):
     ------
     ValueError
         If ``d_k`` or ``d_v`` is not a positive integer, a tolerance is negative or not finite,
-        or ``dtype`` is not a floating dtype.
+        or ``dtype`` is not float32 or float64 (float16 and bfloat16 are refused, naming the
+        supported dtypes).
     TypeError
-        If a tolerance is not a real number (e.g. a string), or ``dtype`` is neither a
-        ``torch.dtype`` nor a string.
+        If a tolerance is not a real number (a string, a boolean, a list), or ``dtype`` is
+        neither a ``torch.dtype`` nor a string.
 
     References
     ----------
@@ -425,19 +501,7 @@ class LeastSquaresMemory(MatrixMemory):
         device: str | torch.device | None = "auto",
     ) -> None:
         super().__init__(d_k, d_v, dtype=dtype, device=device)
-        for name, tol in (("rtol", rtol), ("atol", atol)):
-            if tol is None:
-                continue
-            if isinstance(tol, (str, bytes, bool)):
-                raise TypeError(f"{name} must be a finite non-negative number or None; got {tol!r}")
-            try:
-                value = float(tol)
-            except (TypeError, ValueError):
-                raise TypeError(
-                    f"{name} must be a finite non-negative number or None; got {tol!r}"
-                ) from None
-            if not (value >= 0 and math.isfinite(value)):
-                raise ValueError(f"{name} must be a finite non-negative number or None; got {tol!r}")
+        rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
         self.rtol = rtol
         self.atol = atol
         dev, dt = self.S.device, self.S.dtype
@@ -468,21 +532,33 @@ class LeastSquaresMemory(MatrixMemory):
         Raises
         ------
         ValueError
-            On shape mismatches (naming the shapes), non-finite input, or non-unit keys when
-            ``require_unit_keys`` is set.
+            On shape mismatches (naming the shapes), input that is not real numbers, non-finite
+            input, finite input that overflows the memory's dtype when cast to it, a non-boolean
+            ``require_unit_keys``, or non-unit keys when it is set.
+        MemoryOverflowError
+            (a ``ValueError`` and a ``FloatingPointError``) if the refitted state has an entry
+            beyond the dtype's range.
+
+        If anything raises (the pseudoinverse included), the stored pairs, ``S`` and
+        ``num_pairs`` are left exactly as they were.
 
         References
         ----------
         Seed §6: ``S* = V K^+``, and ``S* = V G^{-1} K^T`` for independent keys.
         """
         keys, values = self._check_pairs(keys, values, require_unit_keys)
-        self.stored_keys = torch.cat([self.stored_keys, keys], dim=0)  # (N, d_k)
-        self.stored_values = torch.cat([self.stored_values, values], dim=0)  # (N, d_v)
-        self.num_pairs = self.stored_keys.shape[0]
-        if self.num_pairs == 0:
-            return self
-        # Seed: S* = V K^+ with V (d_v, N), K^+ (N, d_k). Rows: V = values.T, K^+ = pinv(keys).T.
-        self.S = self.stored_values.T @ self._pinv_keys().T  # (d_v, N) @ (N, d_k) -> (d_v, d_k)
+        all_keys = torch.cat([self.stored_keys, keys], dim=0)  # (N, d_k)
+        all_values = torch.cat([self.stored_values, values], dim=0)  # (N, d_v)
+        S = self.S
+        if all_keys.shape[0] > 0:
+            # Seed: S* = V K^+ with V (d_v, N), K^+ (N, d_k). Rows: V = values.T, K^+ = pinv(keys).T.
+            pinv = torch.linalg.pinv(all_keys, atol=self.atol, rtol=self.rtol)  # (d_k, N)
+            S = all_values.T @ pinv.T  # (d_v, N) @ (N, d_k) -> (d_v, d_k)
+            if not bool(torch.isfinite(S).all()):
+                raise self._overflow("the least-squares state V K^+", keys.shape[0])
+        # Everything is computed: assign together, so that a failure above changes nothing.
+        self.stored_keys, self.stored_values, self.S = all_keys, all_values, S
+        self.num_pairs = all_keys.shape[0]
         return self
 
     def key_rank(self) -> int:
@@ -569,15 +645,16 @@ class DeltaRuleMemory(MatrixMemory):
     beta : float, default 1.0
         Writing strength (learning rate), in ``(0, 1]``.
     dtype : torch.dtype or str, default ``torch.float64``
-        Dtype of the state (a string names a torch dtype, e.g. ``"float64"``).
+        Dtype of the state, float32 or float64 (a string names a torch dtype, e.g. ``"float64"``).
     device : str or torch.device, default ``"auto"``
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Raises
     ------
     ValueError
-        If ``beta`` is not in ``(0, 1]``, a dimension is not a positive integer, or ``dtype`` is
-        not a floating dtype.
+        If ``beta`` is not a real number in ``(0, 1]`` (a boolean or a string is refused, not
+        read as a number), a dimension is not a positive integer, or ``dtype`` is not float32 or
+        float64 (float16 and bfloat16 are refused, naming the supported dtypes).
     TypeError
         If ``dtype`` is neither a ``torch.dtype`` nor a string.
 
@@ -598,10 +675,7 @@ class DeltaRuleMemory(MatrixMemory):
         device: str | torch.device | None = "auto",
     ) -> None:
         super().__init__(d_k, d_v, dtype=dtype, device=device)
-        beta = float(beta)
-        if not (0.0 < beta <= 1.0):
-            raise ValueError(f"beta must be in (0, 1]; got {beta!r}")
-        self.beta = beta
+        self.beta = check_beta(beta)
 
     def extra_repr(self) -> str:
         return super().extra_repr() + f", beta={self.beta}"
@@ -642,28 +716,32 @@ class DeltaRuleMemory(MatrixMemory):
         Raises
         ------
         ValueError
-            On shape mismatches (naming the shapes), non-finite input, non-unit keys when
-            ``require_unit_keys`` is set, ``passes < 1``, or, unless ``allow_unstable`` is set,
-            a key with ``beta ||k_t||^2 >= 2`` (the message names the first such key, its norm
-            and the condition). Nothing is written.
-        FloatingPointError
-            If the state has a non-finite entry (overflow) after the write; the state is left
-            as it was before the call.
+            On shape mismatches (naming the shapes), input that is not real numbers, non-finite
+            input, finite input that overflows the memory's dtype when cast to it, non-unit keys
+            when ``require_unit_keys`` is set, ``passes`` not a positive integer, a flag that is
+            not a boolean, or, unless ``allow_unstable`` is set, a key with
+            ``beta ||k_t||^2 >= 2`` (the message names the first such key, its norm and the
+            condition). Nothing is written.
+        MemoryOverflowError
+            (a ``FloatingPointError`` and a ``ValueError``) if the state has a non-finite entry
+            (overflow) after the write; the state is left as it was before the call.
 
         References
         ----------
         Schlag et al. (2021), eq. for the delta update; Widrow & Hoff (1960).
         """
-        passes = _check_positive_int("passes", passes)
+        passes = positive_int("passes", passes)
+        allow_unstable = flag(allow_unstable, "allow_unstable")
         keys, values = self._check_pairs(keys, values, require_unit_keys)
         if keys.shape[0] > 0 and not allow_unstable:
             steps = self.beta * (keys.detach() ** 2).sum(dim=1)  # (n,): beta ||k_t||^2
             unstable = steps >= 2
             if bool(unstable.any()):
                 i = int(unstable.nonzero()[0, 0])
+                norm = float(stable_norms(keys[i].detach()))  # finite even where ||k||^2 overflows
                 raise ValueError(
-                    f"key {i} has norm {math.sqrt(float(steps[i]) / self.beta):.6g}, so its delta "
-                    f"step beta ||k||^2 = {float(steps[i]):.6g} is not below 2 (beta = {self.beta}); "
+                    f"key {i} has norm {norm:.6g}, so its delta "
+                    f"step beta ||k||^2 = {self.beta * norm * norm:.6g} is not below 2 (beta = {self.beta}); "
                     f"the update is stable only for beta ||k_t||^2 < 2 "
                     f"({int(unstable.sum())} of {keys.shape[0]} keys fail). Normalise the keys, "
                     "lower beta, or pass allow_unstable=True to run the divergent steps anyway"
@@ -674,11 +752,11 @@ class DeltaRuleMemory(MatrixMemory):
                 error = v_t - S @ k_t  # (d_v,)
                 S = S + self.beta * torch.outer(error, k_t)  # (d_v, d_k)
         if not bool(torch.isfinite(S).all()):
-            raise FloatingPointError(
+            raise MemoryOverflowError(
                 f"the delta-rule state overflowed to non-finite values (dtype {self.dtype}) while "
                 f"writing {keys.shape[0]} pairs x {passes} passes; the state is unchanged. "
                 "Steps with beta ||k_t||^2 >= 2 diverge; normalise the keys or lower beta"
             )
-        self.S = S
+        self.S = S  # the loop built a new tensor; only now is the state replaced
         self.num_pairs += keys.shape[0]
         return self

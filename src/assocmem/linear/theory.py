@@ -92,6 +92,13 @@ def _validate_n_dk(n, d_k, *, integer_n: bool = False) -> tuple[np.ndarray, np.n
     return n_arr, d_arr, (n_arr.ndim == 0 and d_arr.ndim == 0)
 
 
+def _check_overflow(out: np.ndarray, theta, what: str) -> None:
+    """Raise for a result beyond float64's range (an angle within ~1e-308 of 0 or pi)."""
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"{what} overflows float64 for theta = {theta!r}: the angle is too close to 0 or pi "
+                         "(keys this nearly parallel have dual vectors longer than 1.8e308)")
+
+
 def _check_open_angle(theta) -> np.ndarray:
     th = _real_array(theta, "theta")
     if np.any(~np.isfinite(th)) or np.any(th <= 0) or np.any(th >= np.pi):
@@ -188,7 +195,8 @@ def dual_vector_norm(theta):
     TypeError
         If ``theta`` is not real (a string, a boolean, a complex number).
     ValueError
-        If any ``theta`` is outside the open interval ``(0, pi)`` or non-finite.
+        If any ``theta`` is outside the open interval ``(0, pi)`` or non-finite, or so close to
+        0 or pi (within about ``1e-308``) that the length overflows float64.
 
     References
     ----------
@@ -196,7 +204,9 @@ def dual_vector_norm(theta):
     ``||k~_1||^2 = (G^{-1})_{11} = 1 / (1 - c^2)``.
     """
     th = _check_open_angle(theta)
-    out = 1.0 / np.sin(th)
+    with np.errstate(over="ignore", divide="ignore"):
+        out = 1.0 / np.sin(th)
+    _check_overflow(out, theta, "1 / sin(theta)")
     return _scalar_or_array(out, th.ndim == 0)
 
 
@@ -234,7 +244,8 @@ def least_squares_sigma_max(theta):
     TypeError
         If ``theta`` is not real (a string, a boolean, a complex number).
     ValueError
-        If any ``theta`` is outside ``(0, pi)`` or non-finite.
+        If any ``theta`` is outside ``(0, pi)`` or non-finite, or so close to 0 or pi that
+        ``sigma_max`` overflows float64.
 
     References
     ----------
@@ -243,7 +254,9 @@ def least_squares_sigma_max(theta):
     """
     th = _check_open_angle(theta)
     phi = np.minimum(th, np.pi - th)  # angle between the lines through the keys, in (0, pi/2]
-    out = 1.0 / (np.sqrt(2.0) * np.sin(phi / 2.0))  # 1 - |cos(theta)| = 2 sin^2(phi / 2)
+    with np.errstate(over="ignore", divide="ignore"):
+        out = 1.0 / (np.sqrt(2.0) * np.sin(phi / 2.0))  # 1 - |cos(theta)| = 2 sin^2(phi / 2)
+    _check_overflow(out, theta, "1 / sqrt(1 - |cos(theta)|)")
     return _scalar_or_array(out, th.ndim == 0)
 
 
@@ -319,7 +332,7 @@ def welch_bound(n, d_k):
     """
     n_arr, d_arr, scalar = _validate_n_dk(n, d_k, integer_n=True)
     n_b, d_b = np.broadcast_arrays(n_arr, d_arr)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         sq = (n_b - d_b) / (d_b * (n_b - 1.0))
     out = np.where(n_b <= d_b, 0.0, np.sqrt(np.where(n_b <= d_b, 0.0, sq)))
     return _scalar_or_array(out, scalar)
@@ -391,7 +404,8 @@ def max_pairs_at_error(eps, d_k):
     TypeError
         If ``eps`` or ``d_k`` is not real (a string, a boolean, a complex number).
     ValueError
-        If any ``eps < 0`` or ``d_k < 1`` (or non-finite), or ``d_k`` is not a whole number.
+        If any ``eps < 0`` or ``d_k < 1`` (or non-finite), ``d_k`` is not a whole number, or
+        the count exceeds what an int64 holds.
 
     References
     ----------
@@ -405,5 +419,9 @@ def max_pairs_at_error(eps, d_k):
         raise ValueError(f"d_k must be >= 1 (key dimension); got {d_k!r}")
     _require_integers(d, d_k, "d_k", "a key dimension")
     prod = e * d
-    out = (np.floor(prod * (1.0 + 1e-12)) + 1).astype(np.int64)
+    count = np.floor(prod * (1.0 + 1e-12)) + 1
+    if np.any(count >= 2.0**63):
+        raise ValueError(f"eps * d_k is too large for a count of pairs (an int64 holds at most 2^63 - 1); "
+                         f"got eps={eps!r}, d_k={d_k!r}")
+    out = count.astype(np.int64)
     return _scalar_or_array(out, e.ndim == 0 and d.ndim == 0, kind=int)

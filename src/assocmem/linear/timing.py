@@ -34,9 +34,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from assocmem._checks import lookup
+from assocmem._checks import as_int, as_real, lookup, positive_int
 from assocmem.benchmarking import time_call
 from assocmem.devices import resolve_device, torch_threads
+from assocmem.dtypes import check_float_dtype
 from assocmem.linear.attention.decoding import KVCacheDecoder, LinearAttentionDecoder
 from assocmem.linear.attention.linear_forms import linear_attention
 from assocmem.linear.attention.softmax import softmax_attention
@@ -104,12 +105,22 @@ def get_preset(name: str) -> TimingPreset:
 
 
 def _dtype(dtype: str | torch.dtype) -> torch.dtype:
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    out = getattr(torch, str(dtype), None)
-    if not isinstance(out, torch.dtype) or not out.is_floating_point:
-        raise ValueError(f"unknown floating dtype {dtype!r}")
-    return out
+    """``torch.float32`` or ``torch.float64``, given as a dtype or its name ("float32")."""
+    if isinstance(dtype, str):
+        out = getattr(torch, dtype.removeprefix("torch."), None)
+        if not isinstance(out, torch.dtype):
+            raise ValueError(f"unknown floating dtype {dtype!r}; expected 'float32' or 'float64'")
+        dtype = out
+    return check_float_dtype(dtype)  # float16/bfloat16 and non-floating dtypes refused, naming the two
+
+
+def _names(values, what: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """``values`` as a tuple of names from ``allowed``; a single name is a tuple of one."""
+    values = (values,) if isinstance(values, str) else tuple(values)
+    bad = [m for m in values if m not in allowed]
+    if bad:
+        raise ValueError(f"unknown {what}(s) {bad}; expected some of {allowed}")
+    return values
 
 
 def _sync(device: torch.device) -> None:
@@ -125,13 +136,28 @@ def loglog_slope(x: Iterable[float], y: Iterable[float]) -> float:
     Raises
     ------
     ValueError
-        With fewer than two points, or a non-positive value.
+        With fewer than two points, values that are not finite positive real numbers, or
+        ``x`` taking a single value (the slope is then undefined).
     """
-    x, y = np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)
+    arrays = []
+    for name, values in (("x", x), ("y", y)):
+        try:
+            items = list(values)
+            arr = np.asarray(items)
+            if arr.dtype.kind not in "iuf" or any(isinstance(v, (bool, np.bool_)) for v in items):
+                raise TypeError  # booleans, strings, objects, complex numbers
+            arrays.append(arr.astype(float))
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be an iterable of real numbers; got {values!r:.80}") from None
+    x, y = arrays
     if x.shape != y.shape or x.size < 2:
         raise ValueError(f"need at least two (x, y) pairs of equal length; got {x.size} and {y.size}")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ValueError("x and y must be finite for a log-log fit")
     if (x <= 0).any() or (y <= 0).any():
         raise ValueError("x and y must be positive for a log-log fit")
+    if np.all(x == x[0]):
+        raise ValueError(f"x must take at least two different values for a slope; got all {x[0]!r}")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
@@ -191,17 +217,19 @@ def time_attention_vs_T(
     Raises
     ------
     ValueError
-        For an unknown method (the message lists them) or dtype, or ``rounds < 1``.
+        For an unknown method (the message lists them), a dtype other than float32 or float64,
+        ``rounds``, a ``T`` or ``chunk_size`` not an integer ``>= 1``, ``d_k`` or ``d_v`` not a
+        positive integer, a non-integer ``seed``, or ``min_run_time`` not a finite number ``> 0``.
     """
+    rounds = as_int(rounds, "rounds")
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1; got {rounds}")
-    methods = tuple(methods)
-    bad = [m for m in methods if m not in ATTENTION_METHODS]
-    if bad:
-        raise ValueError(f"unknown method(s) {bad}; expected some of {ATTENTION_METHODS}")
+    methods = _names(methods, "method", ATTENTION_METHODS)
     dt, dev = _dtype(dtype), resolve_device(device)
-    g = torch.Generator().manual_seed(seed)
-    T_values = [int(T) for T in T_values]
+    d_k, d_v, chunk_size = positive_int("d_k", d_k), positive_int("d_v", d_v), positive_int("chunk_size", chunk_size)
+    min_run_time = as_real(min_run_time, "min_run_time", minimum=0.0, strict_min=True)
+    g = torch.Generator().manual_seed(as_int(seed, "seed"))
+    T_values = [as_int(T, "T_values entry", minimum=1) for T in T_values]
     data = {T: tuple(torch.randn(T, d, generator=g, dtype=dt).to(dev) for d in (d_k, d_k, d_v)) for T in T_values}
     best: dict[tuple[int, str], float] = {}
     with torch.inference_mode():
@@ -267,17 +295,17 @@ def time_decoding(
     Raises
     ------
     ValueError
-        For an unknown decoder, ``T < 1``, ``repeats < 1``, ``heads < 1``, or ``num_threads``
-        not an integer ``>= 1``.
+        For an unknown decoder, ``T``, ``repeats`` or ``heads`` not an integer ``>= 1``,
+        ``d_k`` or ``d_v`` not a positive integer, a dtype other than float32 or float64, a
+        non-integer ``seed``, or ``num_threads`` not an integer ``>= 1``.
     """
-    decoders = tuple(decoders)
-    bad = [d for d in decoders if d not in DECODERS]
-    if bad:
-        raise ValueError(f"unknown decoder(s) {bad}; expected some of {DECODERS}")
+    decoders = _names(decoders, "decoder", DECODERS)
+    T, repeats, heads = as_int(T, "T"), as_int(repeats, "repeats"), as_int(heads, "heads")
     if T < 1 or repeats < 1 or heads < 1:
         raise ValueError(f"T, repeats and heads must be >= 1; got T={T}, repeats={repeats}, heads={heads}")
+    d_k, d_v = positive_int("d_k", d_k), positive_int("d_v", d_v)
     dt, dev = _dtype(dtype), resolve_device(device)
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(as_int(seed, "seed"))
     q, k, v = (torch.randn(T, heads, d, generator=g, dtype=dt).to(dev) for d in (d_k, d_k, d_v))  # (T, H, d)
     edges = [1]
     while edges[-1] <= T:

@@ -56,7 +56,9 @@ import numpy as np
 import pandas as pd
 import torch
 
+from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.mlps.counting import min_parameters_bound
+from assocmem.mlps._checks import real_array
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
 from assocmem.mlps.margins.decoding import accuracy
 from assocmem.mlps.mlp import data_dependent_mlp, hebbian_mlp, ntk_mlp, train_mlp
@@ -97,7 +99,17 @@ _RIDGE = 1e-6  # ridge of the whitened readouts (App. A.1.1)
 
 @dataclass(frozen=True)
 class CapacityConfig:
-    """Settings of the ``capacity`` sweep (one capacity search per grid point)."""
+    """Settings of the ``capacity`` sweep (one capacity search per grid point).
+
+    Raises
+    ------
+    ValueError
+        On construction: ``dims`` not integers ``>= 2``, ``alphas`` not positive real numbers,
+        unknown methods or geometries, a ``beta`` that is not a real ``> -1``, a ``gd_lr`` that is
+        not a real ``> 0``, a ``gd_max_alpha`` that is not a real number, ``gd_epochs``, ``lo`` or
+        ``hi`` that are not positive integers, ``lo > hi``, a negative ``verify`` or a non-integer
+        ``seed`` (booleans and strings are refused throughout). The fields are stored as given.
+    """
 
     dims: tuple[int, ...]  # embedding widths d
     alphas: tuple[float, ...]  # loads alpha = F / d^2; F = round(alpha d^2), half up
@@ -114,10 +126,26 @@ class CapacityConfig:
     notes: tuple[str, ...] = field(default=())  # deviations from the paper's protocol, for the record
 
     def __post_init__(self):
+        # validates only; the fields are stored as given (the point seeds hash them)
         if not self.dims or any(isinstance(d, bool) or not isinstance(d, int) or d < 2 for d in self.dims):
             raise ValueError(f"dims must be integers >= 2; got {self.dims!r}")
-        if not self.alphas or any(not (0 < float(a)) for a in self.alphas):
+        if not self.alphas:
             raise ValueError(f"alphas must be positive; got {self.alphas!r}")
+        for a in self.alphas:
+            try:
+                as_real(a, "alpha", minimum=0.0, strict_min=True)
+            except ValueError as exc:
+                raise ValueError(f"alphas must be positive real numbers; got {self.alphas!r} ({exc})") from None
+        as_real(self.beta, "beta", minimum=-1.0, strict_min=True)
+        as_real(self.gd_max_alpha, "gd_max_alpha", finite=False)
+        as_real(self.gd_lr, "gd_lr", minimum=0.0, strict_min=True)
+        positive_int("gd_epochs", self.gd_epochs)
+        positive_int("lo", self.lo)
+        positive_int("hi", self.hi)
+        if self.lo > self.hi:
+            raise ValueError(f"lo must not exceed hi; got lo={self.lo}, hi={self.hi}")
+        as_int(self.verify, "verify", minimum=0)
+        seed_int(self.seed)
         bad = [m for m in self.methods if m not in METHODS]
         if bad or not self.methods:
             raise ValueError(f"unknown method(s) {bad}; valid methods: {', '.join(METHODS)}")
@@ -127,18 +155,40 @@ class CapacityConfig:
 
 
 def num_facts(alpha: float, d: int) -> int:
-    """``F = round(alpha d^2)``, halves rounded up, at least 1 (``d = 90, alpha = 1/8`` gives 1013)."""
-    return max(1, int(math.floor(float(alpha) * d * d + 0.5)))
+    """``F = round(alpha d^2)``, halves rounded up, at least 1 (``d = 90, alpha = 1/8`` gives 1013).
+
+    Raises
+    ------
+    ValueError
+        An ``alpha`` that is not a finite real ``> 0`` (booleans and strings refused) or a ``d``
+        that is not an integer ``>= 1``.
+    """
+    alpha = as_real(alpha, "alpha", minimum=0.0, strict_min=True)
+    d = as_int(d, "d", minimum=1)
+    return max(1, int(math.floor(alpha * d * d + 0.5)))
 
 
 def fact_seed(config: CapacityConfig, d: int, F: int) -> int:
-    """Seed of the fact set at ``(d, F)``: shared by every method and both geometries."""
-    return point_seed(config, {"facts_d": int(d), "facts_F": int(F)})
+    """Seed of the fact set at ``(d, F)``: shared by every method and both geometries.
+
+    Raises
+    ------
+    ValueError
+        ``d`` or ``F`` that is not an integer (``2.5`` is refused, not truncated).
+    """
+    return point_seed(config, {"facts_d": as_int(d, "d"), "facts_F": as_int(F, "F")})
 
 
 def spike_direction(config: CapacityConfig, d: int) -> torch.Tensor:
-    """The fixed spike direction ``u`` ``(d,)`` of the anisotropic geometry at width ``d``."""
-    return random_direction(int(d), seed=point_seed(config, {"spike_direction_d": int(d)}))
+    """The fixed spike direction ``u`` ``(d,)`` of the anisotropic geometry at width ``d``.
+
+    Raises
+    ------
+    ValueError
+        A ``d`` that is not an integer ``>= 1``.
+    """
+    d = as_int(d, "d", minimum=1)
+    return random_direction(d, seed=point_seed(config, {"spike_direction_d": d}))
 
 
 def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str, device="cpu") -> FactSet:
@@ -162,7 +212,8 @@ def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str, dev
     Raises
     ------
     ValueError
-        An unknown geometry (the message lists the valid ones).
+        An unknown geometry (the message lists the valid ones), or sizes that are not positive
+        integers.
 
     References
     ----------
@@ -170,7 +221,8 @@ def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str, dev
     """
     if geometry not in GEOMETRIES:
         raise ValueError(f"unknown geometry {geometry!r}; valid geometries: {', '.join(GEOMETRIES)}")
-    facts = make_fact_set(int(F), int(d), tied=True, seed=fact_seed(config, d, F), device=device)
+    d, F = as_int(d, "d", minimum=1), as_int(F, "F", minimum=1)
+    facts = make_fact_set(F, d, tied=True, seed=fact_seed(config, d, F), device=device)
     if geometry == "anisotropic":
         facts = with_spike(facts, config.beta, on="both", direction=spike_direction(config, d))
     return facts
@@ -242,8 +294,10 @@ def build_memory(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: 
     Raises
     ------
     ValueError
-        An unknown method (the message lists the valid ones), or what the builder rejects.
+        An unknown method (the message lists the valid ones), a ``block_entries`` that is not a
+        positive integer, or what the builder rejects.
     """
+    block_entries = positive_int("block_entries", block_entries)
     if method == "gd":
         return train_mlp(facts, m, epochs=epochs, lr=lr, seed=seed, device=device)
     if method in ("ntk", "unwhitened") and facts.num_facts * m > block_entries:
@@ -345,10 +399,14 @@ def accuracy_curve(facts: FactSet, method: str, widths, seed: int = 0, *, epochs
     Raises
     ------
     ValueError
-        An unknown method.
+        An unknown method, a width that is not an integer ``>= 1`` (``2.5`` is refused, not
+        truncated), or what the builder rejects.
     """
-    return np.array([accuracy(_Chunked(build_memory(method, facts, int(m), seed, epochs=epochs, lr=lr,
-                                                    device=device), int(m)), facts) for m in widths])
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
+    widths = [as_int(m, "width", minimum=1) for m in widths]
+    return np.array([accuracy(_Chunked(build_memory(method, facts, m, seed, epochs=epochs, lr=lr,
+                                                    device=device), m), facts) for m in widths])
 
 
 # --------------------------------------------------------------------------------------------
@@ -473,14 +531,16 @@ def counting_lower_bound(F, V=None, bits: int = 16) -> np.ndarray:
     Raises
     ------
     ValueError
-        ``F < 1``, ``V < 1`` or ``bits < 1``.
+        ``F < 1``, ``V < 1`` or ``bits < 1``, or arguments that are not finite real numbers
+        (booleans and strings refused).
 
     References
     ----------
     Seed 001, Theorem 2.4 and its proof (App. B.1).
     """
-    F = np.asarray(F, dtype=float)
-    V = F if V is None else np.asarray(V, dtype=float)
+    F = real_array(F, "F")
+    V = F if V is None else real_array(V, "V")
+    bits = as_real(bits, "bits")
     if np.any(F < 1) or np.any(V < 1) or bits < 1:
         raise ValueError("need F >= 1, V >= 1 and bits >= 1")
     return min_parameters_bound(F, V, bits)
@@ -554,7 +614,13 @@ def method_ratios(frame: pd.DataFrame, numerator: str, denominator: str, hi: int
     pandas.DataFrame
         ``geometry, d, alpha, F, W_num, W_den, ratio, bound`` (``"exact"``, ``"lower"``,
         ``"upper"`` or ``"none"``), one row per point both methods were searched at.
+
+    Raises
+    ------
+    ValueError
+        A ``hi`` that is not a positive integer.
     """
+    hi = positive_int("hi", hi)
     keys = ["geometry", "d", "alpha", "F"]
     a = frame[frame["method"] == numerator].set_index(keys)
     b = frame[frame["method"] == denominator].set_index(keys)

@@ -30,8 +30,10 @@ from dataclasses import dataclass, field
 
 import torch
 
-from assocmem._checks import positive_int as _positive_int, seed_int as _seed
+from assocmem._checks import as_real, positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
+from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.mlps._checks import as_bool, check_finite_result
 
 __all__ = [
     "FactSet",
@@ -81,8 +83,10 @@ class FactSet:
     ------
     ValueError
         Wrong ranks or widths, ``F = 0`` or ``V = 0`` or ``d = 0``, non-floating or
-        non-finite embeddings, a non-integer map, map entries outside ``[0, V)``, rows off the
-        sphere when ``unit_norm`` is set, or tensors on different devices.
+        non-finite embeddings, float16 / bfloat16 embeddings (the dtype policy of
+        :mod:`assocmem.dtypes`: float32 or float64), a non-integer map, map entries outside
+        ``[0, V)``, rows off the sphere when ``unit_norm`` is set, a ``unit_norm`` that is not a
+        bool, or tensors on different devices.
     """
 
     keys: torch.Tensor  # (F, d)
@@ -111,6 +115,8 @@ class FactSet:
             raise ValueError(f"embeddings must be floating point; got {k.dtype}, {v.dtype}")
         if k.dtype != v.dtype:
             raise ValueError(f"keys and values must share a dtype; got {k.dtype} and {v.dtype}")
+        check_float_dtype(k.dtype, "keys dtype")
+        as_bool(self.unit_norm, "unit_norm")
         if k.device != v.device or k.device != f.device:
             raise ValueError("keys, values and mapping must live on the same device")
         if not (torch.isfinite(k).all() and torch.isfinite(v).all()):
@@ -121,9 +127,7 @@ class FactSet:
             )
         if f.is_floating_point() or f.is_complex() or f.dtype == torch.bool:
             raise ValueError(f"mapping must be an integer tensor; got {f.dtype}")
-        if f.dtype != torch.int64:
-            object.__setattr__(self, "mapping", f.to(torch.int64))
-            f = self.mapping
+        f = f.to(torch.int64)
         lo, hi = int(f.min()), int(f.max())
         if lo < 0 or hi >= v.shape[0]:
             raise ValueError(
@@ -132,6 +136,8 @@ class FactSet:
         if self.unit_norm:
             _check_unit_rows("keys", k)
             _check_unit_rows("values", v)
+        if f is not self.mapping:  # every check passed: store the int64 map
+            object.__setattr__(self, "mapping", f)
 
     def __repr__(self) -> str:
         return (f"FactSet(F={self.num_facts}, V={self.num_values}, d={self.dim}, "
@@ -158,13 +164,20 @@ class FactSet:
         return self.values[self.mapping]  # (F, d)
 
     def to(self, device=None, dtype: torch.dtype | None = None) -> "FactSet":
-        """A copy on another device and/or floating dtype (the map stays int64)."""
+        """A copy on another device and/or floating dtype (the map stays int64).
+
+        Raises
+        ------
+        ValueError
+            A ``dtype`` other than torch.float32 or torch.float64 (the dtype policy of
+            :mod:`assocmem.dtypes`), or a cast that overflows it (rows beyond float32's range).
+        """
         dev = None if device is None else resolve_device(device)
-        kw = {"device": dev}
+        dt = self.keys.dtype if dtype is None else check_float_dtype(dtype)
         return FactSet(
-            self.keys.to(dtype=dtype, **kw),
-            self.values.to(dtype=dtype, **kw),
-            self.mapping.to(**kw),
+            cast_checked(self.keys, dt, "keys").to(device=dev),
+            cast_checked(self.values, dt, "values").to(device=dev),
+            self.mapping.to(device=dev),
             unit_norm=self.unit_norm,
         )
 
@@ -208,8 +221,8 @@ def make_fact_set(
     num_values : int, optional
         ``V``; defaults to ``F``. Tied tables need ``V = F``.
     dtype : torch.dtype, default torch.float64
-        Floating dtype of the returned embeddings (drawn in float64, then cast and, for a
-        narrower dtype, renormalised in that dtype).
+        torch.float64 or torch.float32 (the dtype policy of :mod:`assocmem.dtypes`): the
+        embeddings are drawn in float64, then cast and, for float32, renormalised in it.
     device : str or torch.device, default "cpu"
         Where the tensors live (``"auto"`` allowed).
 
@@ -221,8 +234,9 @@ def make_fact_set(
     Raises
     ------
     ValueError
-        ``F < 1``, ``d < 1``, ``V < 1``, a tied table with ``V != F``, a non-integer seed or a
-        non-floating dtype.
+        ``F < 1``, ``d < 1``, ``V < 1``, a tied table with ``V != F``, a ``tied`` that is not a
+        bool, a non-integer seed, or a dtype other than float32 / float64 (float16 and bfloat16
+        are refused with the reason).
 
     References
     ----------
@@ -232,10 +246,10 @@ def make_fact_set(
     F = _positive_int("num_facts", num_facts)
     d = _positive_int("d", d)
     V = F if num_values is None else _positive_int("num_values", num_values)
+    tied = as_bool(tied, "tied")
     if tied and V != F:
         raise ValueError(f"a tied table has V = F = {F} value rows; got num_values={V}")
-    if not dtype.is_floating_point:
-        raise ValueError(f"dtype must be floating point; got {dtype}")
+    check_float_dtype(dtype)
     gen = _generator(seed)
     keys = _sphere(F, d, gen)  # (F, d)
     if tied:
@@ -269,6 +283,7 @@ def random_direction(d: int, seed: int = 0, dtype: torch.dtype = torch.float64) 
         Width, ``d >= 1``.
     seed : int, default 0
     dtype : torch.dtype, default torch.float64
+        torch.float64 or torch.float32.
 
     Returns
     -------
@@ -277,9 +292,10 @@ def random_direction(d: int, seed: int = 0, dtype: torch.dtype = torch.float64) 
     Raises
     ------
     ValueError
-        ``d < 1`` or a non-integer seed.
+        ``d < 1``, a non-integer seed, or a dtype other than float32 / float64.
     """
     d = _positive_int("d", d)
+    check_float_dtype(dtype)
     return _sphere(1, d, _generator(seed))[0].to(dtype)
 
 
@@ -292,12 +308,14 @@ def spike(embeddings: torch.Tensor, beta: float, direction: torch.Tensor) -> tor
 
     Parameters
     ----------
-    embeddings : torch.Tensor, shape ``(..., d)``, floating
+    embeddings : torch.Tensor, shape ``(..., d)``, float32 or float64
         Rows to transform (need not be unit; the output is).
     beta : float
-        Spike strength, ``beta > -1`` (so ``I + beta u u^T`` stays positive definite).
-    direction : torch.Tensor, shape ``(d,)``
-        The fixed direction ``u``; normalised here, so any non-zero vector works.
+        Spike strength, a real number ``beta > -1`` (so ``I + beta u u^T`` stays positive
+        definite); booleans and strings are refused.
+    direction : torch.Tensor or array-like, shape ``(d,)``
+        The fixed direction ``u``; normalised here, so any non-zero vector works (a list is read
+        in float64).
 
     Returns
     -------
@@ -306,8 +324,9 @@ def spike(embeddings: torch.Tensor, beta: float, direction: torch.Tensor) -> tor
     Raises
     ------
     ValueError
-        ``beta <= -1`` or non-finite, a direction of the wrong shape or zero norm, non-finite
-        input, or a zero row.
+        ``beta <= -1``, non-finite or not a real number (a bool or a string), a direction of the
+        wrong shape, non-finite or of zero norm, non-floating, float16 / bfloat16 or non-finite
+        embeddings, a zero row, or rows so large that the spike overflows their dtype.
 
     References
     ----------
@@ -316,13 +335,19 @@ def spike(embeddings: torch.Tensor, beta: float, direction: torch.Tensor) -> tor
     """
     if not isinstance(embeddings, torch.Tensor) or not embeddings.is_floating_point():
         raise ValueError("embeddings must be a floating torch.Tensor")
-    beta = float(beta)
-    if not (beta > -1.0) or beta != beta or beta == float("inf"):
-        raise ValueError(f"beta must be a finite number > -1; got {beta!r}")
+    check_float_dtype(embeddings.dtype, "embeddings dtype")
+    beta = as_real(beta, "beta", minimum=-1.0, strict_min=True)
     d = embeddings.shape[-1]
-    u = torch.as_tensor(direction)
+    u = direction if isinstance(direction, torch.Tensor) else torch.as_tensor(direction, dtype=torch.float64)
     if u.shape != (d,):
         raise ValueError(f"direction must have shape ({d},); got {tuple(u.shape)}")
+    if u.is_complex() or not bool(torch.isfinite(u).all()):
+        raise ValueError("direction must be a finite non-zero vector")
+    if u.is_floating_point() and u.dtype != embeddings.dtype:
+        # normalised in its own dtype first when the cast would overflow (a float64 direction
+        # beyond float32's range is still a direction)
+        big = u.abs().max() > torch.finfo(embeddings.dtype).max / 2
+        u = u / u.abs().max() if big else u
     u = u.to(device=embeddings.device, dtype=embeddings.dtype)
     nu = torch.linalg.vector_norm(u)
     if not torch.isfinite(nu) or nu == 0:
@@ -332,9 +357,10 @@ def spike(embeddings: torch.Tensor, beta: float, direction: torch.Tensor) -> tor
     u = u / nu
     e = embeddings + beta * (embeddings @ u).unsqueeze(-1) * u  # (..., d)
     n = torch.linalg.vector_norm(e, dim=-1, keepdim=True)  # (..., 1)
+    check_finite_result(n, "the norm of a spiked row")
     if (n == 0).any():
         raise ValueError("cannot spike a zero row onto the sphere")
-    return e / n
+    return check_finite_result(e / n, "the spiked embeddings")
 
 
 def with_spike(
@@ -367,7 +393,8 @@ def with_spike(
     Raises
     ------
     ValueError
-        An unknown ``on``, or anything :func:`spike` rejects.
+        Not a FactSet, an unknown ``on``, or anything :func:`spike` rejects (a ``beta`` that is
+        not a real number ``> -1``, a bool or a string among them).
 
     References
     ----------

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from assocmem._checks import as_int, as_real
 from assocmem.sdm import convergence as conv
 from assocmem.sweeps.registry import register_sweep
 
@@ -60,7 +61,15 @@ REFERENCES = ("Binary_SDM", "Cont_SDM", "Cont_Binary_SDM")
 
 @dataclass(frozen=True)
 class ConvergenceSweepConfig:
-    """Settings of the ``convergence`` sweep: a preset of :mod:`assocmem.sdm.convergence`."""
+    """Settings of the ``convergence`` sweep: a preset of :mod:`assocmem.sdm.convergence`.
+
+    Raises
+    ------
+    ValueError
+        If ``dtype`` is not ``"float32"`` or ``"float64"``, the settings' labels are missing or
+        repeated, a rule name is unknown, ``threshold`` is not a finite real number or ``seed``
+        not an integer (booleans and strings are refused).
+    """
 
     settings: tuple[conv.ConvergenceSetting, ...]  # the runs (n, m, radii, levels, sizes, data)
     algorithms: tuple[str, ...] = conv.ALGORITHMS  # rules of settings that do not name theirs
@@ -76,6 +85,10 @@ class ConvergenceSweepConfig:
                 object.__setattr__(self, name, (getattr(self, name),))
         if self.dtype not in ("float32", "float64"):
             raise ValueError(f"dtype must be 'float32' or 'float64'; got {self.dtype!r}")
+        # checked, not converted (the stored config must stay as given): a NaN threshold would
+        # count nothing as retrieved, a boolean or a string one is a typo
+        as_real(self.threshold, "threshold")
+        as_int(self.seed, "seed")
         labels = [s.label for s in self.settings]
         if not labels or len(set(labels)) != len(labels):
             raise ValueError(f"settings need distinct labels; got {labels}")
@@ -223,12 +236,23 @@ def pair_gaps(frame: pd.DataFrame, pairs=C5_PAIRS, confidence: float = 0.95) -> 
     Raises
     ------
     ValueError
-        If a reference has no stored comparison or ``confidence`` is not in ``(0, 1)``.
+        If ``frame`` is not a frame of the sweep (missing columns), a reference has no stored
+        comparison, or ``confidence`` is not a real number in ``(0, 1)``.
     """
     from scipy import stats
 
+    try:
+        confidence = as_real(confidence, "confidence")
+    except ValueError:
+        raise ValueError(f"confidence must lie in (0, 1); got {confidence!r}") from None
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1); got {confidence!r}")
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a DataFrame of the convergence sweep, got {type(frame).__name__}")
+    missing = [c for c in ("setting", "n", "d", "level", "algorithm", "count", "mean_cosine")
+               if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks the columns {missing}; pass rows of the convergence sweep")
     z = stats.norm.ppf(0.5 + confidence / 2)
     out = []
     for rule, ref in pairs:
@@ -271,10 +295,19 @@ def worst_gaps(gaps: pd.DataFrame, tolerance: float) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        If ``tolerance`` is not positive.
+        If ``tolerance`` is not a finite real number ``> 0`` (booleans and strings are
+        refused) or ``gaps`` is not a frame of :func:`pair_gaps`.
     """
-    if not tolerance > 0:
+    try:
+        tol = as_real(tolerance, "tolerance")  # no booleans, strings, NaN or infinities
+    except ValueError:
+        raise ValueError(f"tolerance must be a finite number > 0; got {tolerance!r}") from None
+    if not tol > 0:
         raise ValueError(f"tolerance must be > 0; got {tolerance!r}")
+    tolerance = tol
+    if not isinstance(gaps, pd.DataFrame) or not {"setting", "n", "d", "algorithm", "reference", "gap",
+                                                   "level", "ci_low", "ci_high"} <= set(gaps.columns):
+        raise ValueError("gaps must be the DataFrame returned by pair_gaps")
     rows = []
     keys = ["setting", "n", "d", "algorithm", "reference"]
     for key, g in gaps.groupby(keys, sort=False, observed=True):

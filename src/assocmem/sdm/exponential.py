@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assocmem._checks import lookup
+from assocmem._checks import as_int, as_real, lookup
 from assocmem.sdm.geometry.beta_fit import analytic_beta, fit_beta
 from assocmem.sdm.geometry.intersection import circle_intersection_table
 
@@ -127,10 +127,7 @@ def get_preset(name: str) -> ExponentialPreset:
 
 
 def _check_nd(n, d) -> tuple[int, int]:
-    for name, v in (("n", n), ("d", d)):
-        if isinstance(v, (bool, np.bool_)) or not float(v).is_integer():
-            raise ValueError(f"{name} must be an integer, got {v!r}")
-    n, d = int(n), int(d)
+    n, d = as_int(n, "n"), as_int(d, "d")  # no booleans, strings or non-integral floats
     if n < 2:
         raise ValueError(f"n must be >= 2, got {n}")
     if d < 1 or 2 * d > n:
@@ -138,9 +135,23 @@ def _check_nd(n, d) -> tuple[int, int]:
     return n, d
 
 
+def _window_pair(window) -> tuple[int, int]:
+    """``(lo, hi)`` of a window given as a pair of integers (no truncation of 2.5 to 2)."""
+    if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
+        raise ValueError(f"window must be a pair (lo, hi) of integers, got {window!r}")
+    return as_int(window[0], "window start"), as_int(window[1], "window end")
+
+
 def _even_distances(n: int, d: int, dvs) -> np.ndarray:
     """Validated even distances in ``[0, 2d]`` (default ``0, 2, ..., 2d``)."""
-    out = np.arange(0, 2 * d + 1, 2) if dvs is None else np.asarray(list(dvs), dtype=np.int64).ravel()
+    if dvs is None:
+        out = np.arange(0, 2 * d + 1, 2)
+    else:
+        if isinstance(dvs, (str, bytes)) or not hasattr(dvs, "__iter__"):
+            raise ValueError(f"distances must be an iterable of integers, got {dvs!r}")
+        # element by element: numpy would truncate 2.5 to 2 and read "2" as 2
+        out = np.array([as_int(v, "dv") for v in np.asarray(list(dvs), dtype=object).ravel()],
+                       dtype=np.int64)
     if out.size == 0:
         raise ValueError("no distances given")
     if np.any(out % 2) or np.any(out < 0) or np.any(out > 2 * d):
@@ -184,7 +195,9 @@ def log_terms(n, d, dvs=None) -> dict[str, np.ndarray]:
     Raises
     ------
     ValueError
-        If ``n < 2``, ``d`` is outside ``[1, n/2]``, or a distance is odd or outside ``[0, 2d]``.
+        If ``n`` or ``d`` or a distance is not an integer (booleans, strings and values such
+        as ``2.5`` are refused, never truncated), ``n < 2``, ``d`` is outside ``[1, n/2]``, or a
+        distance is odd or outside ``[0, 2d]``.
 
     References
     ----------
@@ -243,7 +256,8 @@ def summand_ratio(n, d, dv) -> float:
     Raises
     ------
     ValueError
-        If ``n`` or ``d`` is invalid, or ``dv`` is odd or outside ``[0, 2d - 2]``.
+        If ``n`` or ``d`` is invalid, or ``dv`` is not an integer, odd or outside
+        ``[0, 2d - 2]``.
 
     References
     ----------
@@ -251,9 +265,7 @@ def summand_ratio(n, d, dv) -> float:
     of the approximation shows" (the ratio 3.46 per two Hamming steps).
     """
     n, d = _check_nd(n, d)
-    if isinstance(dv, (bool, np.bool_)) or not float(dv).is_integer():
-        raise ValueError(f"dv must be an integer, got {dv!r}")
-    dv = int(dv)
+    dv = as_int(dv, "dv")
     if dv % 2 or dv < 0 or dv > 2 * d - 2:
         raise ValueError(f"dv must be even and in [0, 2d - 2] = [0, {2 * d - 2}], got {dv}")
     k = dv // 2
@@ -340,16 +352,16 @@ def ols_difference_weights(num_points: int) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``num_points < 2``.
+        If ``num_points`` is not an integer (a boolean, a string, ``2.5``) or is ``< 2``.
 
     References
     ----------
     A standard identity of least squares on a uniform grid (write the centred ``x`` as a
     telescoping sum); used here for Eq. 10 of Bricken & Pehlevan (2021).
     """
-    if isinstance(num_points, (bool, np.bool_)) or not float(num_points).is_integer() or num_points < 2:
+    N = as_int(num_points, "num_points")
+    if N < 2:
         raise ValueError(f"num_points must be an integer >= 2, got {num_points!r}")
-    N = int(num_points)
     j = np.arange(N - 1, dtype=float)
     return 6.0 * (j + 1.0) * (N - 1.0 - j) / ((N - 1.0) * N * (N + 1.0))
 
@@ -385,8 +397,9 @@ def weighted_local_beta(n, d, window=None, of: str = "largest_summand") -> float
     Raises
     ------
     ValueError
-        If the window holds fewer than two even distances, starts at an odd distance or leaves
-        ``[0, 2d]``, or ``of``, ``n``, ``d`` are invalid.
+        If the window is not a pair of integers (``2.5`` is refused, not truncated), holds
+        fewer than two even distances, starts at an odd distance or leaves ``[0, 2d]``, or
+        ``of``, ``n``, ``d`` are invalid.
 
     References
     ----------
@@ -394,7 +407,7 @@ def weighted_local_beta(n, d, window=None, of: str = "largest_summand") -> float
     analytic beta(n, d)?".
     """
     n, d = _check_nd(n, d)
-    lo, hi = (0, d - 1) if window is None else (int(window[0]), int(window[1]))
+    lo, hi = (0, d - 1) if window is None else _window_pair(window)
     if lo % 2:
         raise ValueError(f"the window must start at an even distance, got {lo}")
     start = np.arange(lo, hi - 1, 2)  # the differences (2k -> 2k + 2) inside [lo, hi]
@@ -545,7 +558,8 @@ def beta_budget(n, d, window=None) -> BetaBudget:
     Raises
     ------
     ValueError
-        If ``n`` or ``d`` is invalid or the window holds fewer than two even distances.
+        If ``n`` or ``d`` is invalid, the window is not a pair of integers, or it holds fewer
+        than two even distances.
 
     References
     ----------
@@ -553,7 +567,7 @@ def beta_budget(n, d, window=None) -> BetaBudget:
     of the approximation shows" and claim C4.
     """
     n, d = _check_nd(n, d)
-    lo, hi = (0, d - 1) if window is None else (int(window[0]), int(window[1]))
+    lo, hi = (0, d - 1) if window is None else _window_pair(window)
     if lo % 2 or lo < 0 or hi > 2 * d:
         raise ValueError(f"window must be (even lo >= 0, hi <= 2d = {2 * d}), got {(lo, hi)}")
     even = np.arange(lo, hi + 1, 2)
@@ -604,16 +618,20 @@ def break_distance(n, d, factor: float = 2.0, window=None, even_only: bool = Fal
     Raises
     ------
     ValueError
-        If ``factor <= 1``, ``2d + 1 > n``, or the fit is invalid.
+        If ``factor`` is not a finite real number ``> 1`` (booleans and strings are refused),
+        ``n`` or ``d`` is not an integer, ``2d + 1 > n``, or the fit is invalid.
 
     References
     ----------
     Bricken & Pehlevan (2021), §1.1 ("d(pa, xi) <= 2d") and App. B.2 ("until around dv = 20"
     for ``d = 15``); seed 002, claim C3.
     """
-    if not (isinstance(factor, (int, float)) and factor > 1.0):
+    n, d = as_int(n, "n"), as_int(d, "d")
+    factor_f = as_real(factor, "factor")  # no booleans, strings, NaN or infinities
+    if not factor_f > 1.0:
         raise ValueError(f"factor must be a number > 1, got {factor!r}")
-    if 2 * int(d) + 1 > int(n):
+    factor = factor_f
+    if 2 * d + 1 > n:
         raise ValueError(f"need 2d + 1 <= n, got n = {n}, d = {d}")
     fit = fit_beta(n, d, window=window, even_only=even_only)
     last = max(fit.dvs)

@@ -62,6 +62,7 @@ from scipy import stats
 
 from assocmem._checks import lookup
 from assocmem.sdm.geometry._common import _as_int, _check_distance, _check_n
+from assocmem.sdm.geometry._common import _check_r as _geometry_check_r
 from assocmem.sdm.geometry.balls import ball_size
 from assocmem.sdm.geometry.intersection import circle_intersection_table
 
@@ -133,12 +134,9 @@ def _check_count(value, name: str, minimum: int = 1) -> int:
 
 
 def _check_r(r) -> Fraction:
-    if isinstance(r, (bool, np.bool_)):
-        raise ValueError(f"r must be a number of neurons, got {r!r}")
-    try:
-        fr = Fraction(r)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"r must be a finite number of neurons >= 1, got {r!r}") from None
+    # exact, like the geometry's: ints of any size and finite reals; no booleans and no strings
+    # (Fraction("100") would parse one)
+    fr = _geometry_check_r(r)
     if fr < 1:
         raise ValueError(f"r must be >= 1, got {r!r}")
     return fr
@@ -227,7 +225,8 @@ def read_snr_terms(n, r, m, d, x=0) -> ReadSNRTerms:
     Raises
     ------
     ValueError
-        If ``n < 1``, ``r < 1``, ``m < 1``, or ``d`` or ``x`` is outside ``[0, n]``.
+        If ``n < 1``, ``r`` is not a finite number ``>= 1`` (booleans and strings are refused),
+        ``m < 1``, or ``d`` or ``x`` is outside ``[0, n]``.
 
     Notes
     -----
@@ -296,6 +295,8 @@ class SNRSimulation:
         ``"independent"`` or ``"autoassociative"``.
     snr : numpy.ndarray
         Empirical SNR ``mean(z) / std(z)`` over every bit of every trial, shape ``(D, M)``.
+        Where ``z`` has no spread at all it is ``inf`` (``mean(z) > 0``) or ``0.0`` (no neuron
+        was read, e.g. ``d = 0``), the convention of :func:`read_snr_terms`; never NaN.
     stderr : numpy.ndarray
         Its standard error (delta method on per-trial averages, which are i.i.d.; the bits of
         one trial share their neurons and are not independent), shape ``(D, M)``.
@@ -475,7 +476,7 @@ def simulate_read_snr(n, r, m, d, x=0, trials: int = 400, seed=0, *,
         A[t] = z.mean(axis=-1).T
         B[t] = (z * z).mean(axis=-1).T
     a, b = A.mean(axis=0), B.mean(axis=0)
-    var = b - a * a
+    var = np.maximum(b - a * a, 0.0)  # >= 0 also where rounding leaves a tiny negative
     with np.errstate(divide="ignore", invalid="ignore"):
         sd = np.sqrt(var)
         snr = a / sd
@@ -485,6 +486,11 @@ def simulate_read_snr(n, r, m, d, x=0, trials: int = 400, seed=0, *,
         cb = B.var(axis=0, ddof=1)
         cab = ((A - a) * (B - b)).sum(axis=0) / (trials - 1)
         stderr = np.sqrt((ga * ga * ca + 2 * ga * gb * cab + gb * gb * cb) / trials)
+    # z identical on every bit of every trial (no neuron read at d = 0, or every neuron read
+    # with one pattern): no noise. The convention of read_snr_terms, not 0/0 = NaN.
+    flat = var == 0
+    snr = np.where(flat, np.where(a > 0, np.inf, 0.0), snr)
+    stderr = np.where(flat, 0.0, stderr)
     frac = zeros / (trials * (m_max - 1)) if m_max > 1 else np.full(radii.size, math.nan)
     return SNRSimulation(n=n, r=r, x=x, d=radii, m=counts, trials=trials, contents=contents,
                          snr=snr, stderr=stderr, mean_signal=signal.mean(axis=0),

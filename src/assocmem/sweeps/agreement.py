@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from assocmem._checks import as_int, as_real
+
 __all__ = ["RowsDisagree", "check_rows"]
 
 _SKIP = ("wall_time_s",)
@@ -56,15 +58,17 @@ def check_rows(
     live, stored : pandas.DataFrame
         Rows of the same sweep; ``stored`` may cover more points than ``live``.
     keys : sequence of str
-        The point columns that identify a row.
+        The columns that identify a row (a single str is one column); at least one. Each row
+        of ``live`` and of ``stored`` must have its own key: a key shared by two rows would
+        make the pairing ambiguous.
     tolerances : mapping of column -> float, optional
         Continuous columns and their absolute tolerances, ``|live - stored| <= tol``.
     max_changed : mapping of column -> int, optional
         Discrete columns and how many shared rows may differ in them.
     exact : iterable of str
-        Columns that must be equal in every shared row.
+        Columns that must be equal in every shared row (a single str is one column).
     ignore : iterable of str, default ``("wall_time_s",)``
-        Columns not compared (wall-clock times).
+        Columns not compared (wall-clock times; a single str is one column).
     what : str
         What is compared, for the error message.
 
@@ -78,26 +82,47 @@ def check_rows(
 
     Raises
     ------
+    TypeError
+        If ``live`` or ``stored`` is not a DataFrame, or ``tolerances``/``max_changed`` is not a
+        mapping.
     ValueError
-        If a key or named column is missing, or a result column of ``live`` is named in none of
-        ``tolerances``, ``max_changed``, ``exact`` and ``ignore`` (or in more than one), or a
-        tolerance or bound is negative.
+        If ``keys`` is empty or a key or named column is missing; a key is also named under a
+        rule; two rows of ``live`` or of ``stored`` share a key; a result column of ``live`` is
+        named in none of ``tolerances``, ``max_changed``, ``exact`` and ``ignore`` (or in more
+        than one); a tolerance is not a finite real number ``>= 0`` (booleans and strings are
+        refused, and ``inf`` would check nothing: use ``ignore``); a tolerance is given to a
+        column that is not numeric; or a ``max_changed`` bound is not an integer ``>= 0``.
     RowsDisagree
         If a live row has no stored partner, or any column breaks its rule.
     """
+    for name, frame in (("live", live), ("stored", stored)):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    for name, rule in (("tolerances", tolerances), ("max_changed", max_changed)):
+        if rule is not None and not isinstance(rule, Mapping):
+            raise TypeError(f"{name} must be a mapping of column -> bound, got {type(rule).__name__}")
     tolerances = dict(tolerances or {})
     max_changed = dict(max_changed or {})
-    exact = list(exact)
-    ignore = set(ignore)
-    keys = list(keys)
+    exact, ignore, keys = _names(exact), set(_names(ignore)), _names(keys)
+    if not keys:
+        raise ValueError("keys must name at least one column that identifies a row")
     for name, frame in (("live", live), ("stored", stored)):
         absent = [k for k in keys if k not in frame.columns]
         if absent:
             raise ValueError(f"key column(s) {absent} missing from the {name} rows")
+        repeated = frame[keys].duplicated(keep=False)
+        if repeated.any():
+            first = frame.loc[repeated, keys].iloc[0].to_dict()
+            raise ValueError(f"keys {keys} do not identify the {name} rows: {int(repeated.sum())} rows share a key, "
+                             f"e.g. {first}; add the columns that tell them apart to keys")
     named = [*tolerances, *max_changed, *exact]
     twice = sorted({c for c in named if named.count(c) > 1})
     if twice:
         raise ValueError(f"column(s) {twice} named under more than one rule")
+    as_key = [c for c in named if c in keys]
+    if as_key:
+        raise ValueError(f"column(s) {as_key} are keys (rows are matched on them); name only result columns "
+                         "under tolerances, max_changed and exact")
     results = [c for c in live.columns if c not in keys and c not in ignore]
     unnamed = [c for c in results if c not in named]
     if unnamed:
@@ -106,11 +131,19 @@ def check_rows(
         if c not in live.columns or c not in stored.columns:
             raise ValueError(f"column {c!r} is missing from the live or the stored rows")
     for c, tol in tolerances.items():
-        if not (isinstance(tol, (int, float)) and tol >= 0):
-            raise ValueError(f"tolerance of {c!r} must be a non-negative number, got {tol!r}")
+        try:
+            tolerances[c] = as_real(tol, f"tolerance of {c!r}", minimum=0)
+        except ValueError:
+            raise ValueError(f"tolerance of {c!r} must be a non-negative finite number, got {tol!r}") from None
+        for name, frame in (("live", live), ("stored", stored)):
+            if not _numeric(frame[c]):
+                raise ValueError(f"tolerance of {c!r}: the {name} column is not numeric ({frame[c].dtype}); "
+                                 "compare it under exact or max_changed")
     for c, n in max_changed.items():
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ValueError(f"max_changed of {c!r} must be a non-negative integer, got {n!r}")
+        try:
+            max_changed[c] = as_int(n, f"max_changed of {c!r}", minimum=0)
+        except ValueError:
+            raise ValueError(f"max_changed of {c!r} must be a non-negative integer, got {n!r}") from None
 
     merged = live[keys + named].merge(stored[keys + named], on=keys, how="left",
                                       suffixes=("_live", "_stored"), indicator=True)
@@ -142,6 +175,11 @@ def check_rows(
     if problems:
         raise RowsDisagree(f"{what} disagree with the stored rows:\n  " + "\n  ".join(problems))
     return pd.DataFrame.from_records(records)
+
+
+def _names(columns) -> list:
+    """Column names as a list; a single str is one name (not its characters)."""
+    return [columns] if isinstance(columns, str) else list(columns)
 
 
 def _numeric(s: pd.Series) -> bool:

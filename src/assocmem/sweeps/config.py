@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from assocmem._checks import as_int
+
 __all__ = [
     "RESERVED_COLUMNS",
     "UnknownNameError",
@@ -86,9 +88,23 @@ def canonical_key(point: Mapping[str, Any]) -> str:
     Raises
     ------
     ValueError
-        If a value is NaN or infinite (not valid JSON, and never equal to itself).
+        If a value is NaN or infinite (not valid JSON, and never equal to itself), or a string
+        holds a line break.
+    TypeError
+        If ``point`` is not a mapping, a key is not a non-empty str, or a value is not a JSON
+        scalar (numpy scalars are taken as the Python ones they hold).
     """
-    return json.dumps(dict(point), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    if not isinstance(point, Mapping):
+        raise TypeError(f"a point must be a mapping of str to JSON scalars; got {type(point).__name__} {point!r}")
+    plain = {}
+    for k, v in point.items():
+        if not isinstance(k, str) or not k:
+            raise TypeError(f"point keys must be non-empty strings; got {k!r}")
+        v = _scalar(v, f"point value {k!r}")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError(f"point value {k!r} is {v}; a point's values must be finite")
+        plain[k] = v
+    return json.dumps(plain, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
 def point_seed(config: Any, point: Mapping[str, Any]) -> int:
@@ -110,8 +126,14 @@ def point_seed(config: Any, point: Mapping[str, Any]) -> int:
     -------
     int
         A seed in ``[0, 2**32)``.
+
+    Raises
+    ------
+    ValueError
+        If ``config.seed`` is not an integer (a bool, a str or ``1.5`` would be truncated or
+        misread silently), or the point is not valid (:func:`canonical_key`).
     """
-    base = int(getattr(config, "seed", 0))
+    base = as_int(getattr(config, "seed", 0), "config.seed")
     digest = hashlib.sha256(canonical_key(point).encode()).digest()
     words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
     return int(np.random.SeedSequence([base % 2**32, *words]).generate_state(1)[0])
@@ -124,10 +146,18 @@ def config_to_json(config: Any) -> dict:
     ------
     TypeError
         If ``config`` is not a dataclass instance or holds values JSON cannot store.
+    ValueError
+        If it holds NaN or an infinity (JSON has neither).
     """
     if not dataclasses.is_dataclass(config) or isinstance(config, type):
         raise TypeError(f"a sweep config must be a dataclass instance; got {type(config).__name__}")
-    return json.loads(json.dumps(dataclasses.asdict(config), allow_nan=False))
+    try:
+        return json.loads(json.dumps(dataclasses.asdict(config), allow_nan=False))
+    except TypeError as exc:
+        raise TypeError(f"config {type(config).__name__} holds a value JSON cannot store: {exc}") from None
+    except ValueError:
+        raise ValueError(f"config {type(config).__name__} holds NaN or an infinity, which JSON cannot "
+                         f"store: {config!r}") from None
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,6 +184,14 @@ class Sweep:
         function (the process and Ray executors send it to other processes).
     description : str
         One line for ``python -m assocmem sweep --list``.
+
+    Raises
+    ------
+    ValueError
+        A bad sweep or preset name, no ``quick`` preset, or a description that is not one line.
+    TypeError
+        ``config_type`` is not a frozen dataclass, ``presets`` is not a mapping of its instances,
+        or ``points``/``run_point`` is not callable.
     """
 
     name: str
@@ -170,6 +208,11 @@ class Sweep:
             raise TypeError(f"sweep {self.name!r}: config_type must be a dataclass type")
         if not self.config_type.__dataclass_params__.frozen:
             raise TypeError(f"sweep {self.name!r}: config_type {self.config_type.__name__} must be frozen")
+        if not isinstance(self.presets, Mapping):
+            raise TypeError(f"sweep {self.name!r}: presets must be a mapping of name -> config; "
+                            f"got {type(self.presets).__name__}")
+        if not isinstance(self.description, str) or "\n" in self.description:
+            raise ValueError(f"sweep {self.name!r}: description must be one line of text; got {self.description!r}")
         presets = dict(self.presets)
         if "quick" not in presets:
             raise ValueError(f"sweep {self.name!r} needs a 'quick' preset; got {sorted(presets)}")

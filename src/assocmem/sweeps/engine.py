@@ -27,7 +27,7 @@ import pandas as pd
 from assocmem.devices import resolve_device
 from assocmem.progress import progress as progress_bar
 from assocmem.sweeps.config import RESERVED_COLUMNS, Sweep, _scalar, canonical_key, config_to_json, point_seed
-from assocmem.sweeps.executors import Executor, TaskError, make_executor
+from assocmem.sweeps.executors import Executor, RayExecutor, TaskError, make_executor
 from assocmem.sweeps.registry import get_sweep
 from assocmem.sweeps.store import SCHEMA, ResultsStore, format_line, format_value
 
@@ -253,7 +253,23 @@ def run_sweep(
         Another process is running the same sweep and preset into the same folder.
     SweepError
         A point raised, or returned rows that cannot be stored; finished points stay stored.
+    ResultsError
+        The results folder cannot be created or used (a path through a file, no permission).
+    ValueError
+        ``persist``, ``force`` or ``progress`` is not a bool; ``preset`` is not a str (or, when
+        persisting, not a file name); an unknown device or executor; ``workers`` not a positive
+        integer. Arguments are checked before anything is written.
+    RuntimeError
+        The device is not available here (checked before anything is written, except on Ray,
+        whose cluster decides).
+    TypeError
+        ``config`` is not an instance of the sweep's config type, or ``results_dir`` not a path.
     """
+    for flag, value in (("persist", persist), ("force", force), ("progress", progress)):
+        if not isinstance(value, bool):
+            raise ValueError(f"{flag} must be True or False, got {value!r}")
+    if not isinstance(preset, str):
+        raise ValueError(f"preset must be a str, got {type(preset).__name__} {preset!r}")
     sw = get_sweep(sweep)
     if config is None:
         cfg = sw.config(preset)
@@ -271,6 +287,14 @@ def run_sweep(
     # or a Ray instance can serve several sweeps); a name makes one for this call only.
     owned = not isinstance(executor, Executor)
     ex = make_executor(executor, workers=workers, address=address) if owned else executor
+    # A bad device must fail before the store is opened, or it would leave an unfinished run behind.
+    if isinstance(ex, RayExecutor):
+        try:  # the cluster decides availability once entered; the name is checked now
+            resolve_device(device)
+        except RuntimeError:
+            pass
+    else:
+        ex.task_device(device)
 
     started, started_iso = time.perf_counter(), _now()
     store = ResultsStore(results_dir, sw.name, preset) if persist else None

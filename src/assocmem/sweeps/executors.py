@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
+from assocmem._checks import as_int
 from assocmem.devices import resolve_device
 
 __all__ = ["EXECUTORS", "TaskError", "Executor", "SerialExecutor", "ProcessExecutor", "RayExecutor", "make_executor"]
@@ -45,13 +46,22 @@ class Executor:
     ----------
     workers : int or None
         Parallel workers (ignored by the serial executor); ``None`` means ``os.cpu_count()``.
+        Python or numpy integers ``>= 1``; not booleans.
+
+    Raises
+    ------
+    ValueError
+        If ``workers`` is not ``None`` or an integer ``>= 1``.
     """
 
     name = "base"
 
     def __init__(self, workers: int | None = None):
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise ValueError(f"workers must be a positive integer or None; got {workers!r}")
+        if workers is not None:
+            try:
+                workers = as_int(workers, "workers", minimum=1)
+            except ValueError:
+                raise ValueError(f"workers must be a positive integer or None; got {workers!r}") from None
         self.workers = workers
 
     def __enter__(self) -> Executor:
@@ -191,12 +201,21 @@ class RayExecutor(Executor):
     -----
     The cluster's workers must be able to import ``assocmem`` (and the module defining the
     sweep): install the package on every node, or pass a ``runtime_env``.
+
+    Raises
+    ------
+    ValueError
+        If ``workers`` is not ``None`` or an integer ``>= 1``, or ``address`` is not ``None`` or
+        a non-empty str.
     """
 
     name = "ray"
 
     def __init__(self, workers: int | None = None, address: str | None = None, init_kwargs: dict | None = None):
         super().__init__(workers)
+        if address is not None and (not isinstance(address, str) or not address):
+            raise ValueError(f"address must be a Ray cluster address such as 'auto' or 'HOST:6379', or None; "
+                             f"got {address!r}")
         self.address = address
         self.init_kwargs = dict(init_kwargs or {})
         self.num_gpus = 0
@@ -314,9 +333,9 @@ def make_executor(name: str, *, workers: int | None = None, address: str | None 
     Raises
     ------
     ValueError
-        Unknown name, or ``address`` given to a non-Ray executor.
+        Unknown name, ``address`` given to a non-Ray executor, or bad ``workers``/``address``.
     """
-    if name not in EXECUTORS:
+    if not isinstance(name, str) or name not in EXECUTORS:
         raise ValueError(f"unknown executor {name!r}; valid executors: {', '.join(EXECUTORS)}")
     if address is not None and name != "ray":
         raise ValueError("--address is only meaningful with the Ray executor")

@@ -42,11 +42,17 @@ def _discovered() -> list[str]:
 
 
 def _load() -> None:
+    """Import the sweep modules once. If one fails to import, the next lookup tries again (and
+    raises the same error) rather than silently working with part of the registry."""
     global _loaded
     if not _loaded:
         _loaded = True  # set first: a listed module may look sweeps up while it is imported
-        for module in (*SWEEP_MODULES, *_discovered()):
-            importlib.import_module(module)
+        try:
+            for module in (*SWEEP_MODULES, *_discovered()):
+                importlib.import_module(module)
+        except BaseException:
+            _loaded = False
+            raise
 
 
 def register_sweep(
@@ -86,12 +92,17 @@ def register_sweep(
     Raises
     ------
     ValueError
-        If ``name`` is taken by a sweep from another module and ``replace`` is False, or the
-        description is invalid (see :class:`Sweep`).
+        If ``name`` is taken by a sweep from another module and ``replace`` is False (the
+        library's own sweeps are loaded first, so a clash with one of them is caught here, not at
+        a later lookup), ``replace`` is not a bool, or the description is invalid (see
+        :class:`Sweep`).
     TypeError
         If a preset is not an instance of ``config_type`` or ``config_type`` is not frozen.
     """
+    if not isinstance(replace, bool):
+        raise ValueError(f"replace must be True or False, got {replace!r}")
     sweep = Sweep(name, config_type, presets, points, run_point, description)
+    _load()
     old = _SWEEPS.get(name)
     if old is not None and not replace and old.run_point.__module__ != run_point.__module__:
         raise ValueError(
@@ -103,7 +114,15 @@ def register_sweep(
 
 
 def unregister_sweep(name: str) -> None:
-    """Remove a sweep from the registry (tests use it to clean up); unknown names are ignored."""
+    """Remove a sweep from the registry (tests use it to clean up); unknown names are ignored.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a str.
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"name must be a str, got {type(name).__name__} {name!r}")
     _SWEEPS.pop(name, None)
 
 

@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from assocmem._checks import as_int, as_real
+
 __all__ = ["SearchResult", "smallest_width"]
 
 
@@ -65,9 +67,24 @@ class SearchResult:
 
 
 def _check_width(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
-    return value
+    try:
+        return as_int(value, name, minimum=1)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer >= 1; got {value!r}") from None
+
+
+def _accuracy(value, m: int) -> float:
+    """What ``accuracy_at(m)`` returned, as a float: a finite real number or a bool."""
+    if getattr(value, "ndim", None) == 0 and callable(getattr(value, "item", None)):
+        value = value.item()  # numpy scalars, 0-d arrays and tensors (bool ones too)
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, float) and math.isnan(value):
+        raise ValueError(f"accuracy_at({m}) returned NaN")
+    try:
+        return as_real(value, f"accuracy_at({m})")
+    except ValueError as exc:
+        raise ValueError(f"{exc}; accuracy_at must return a finite number (or a bool)") from None
 
 
 def smallest_width(
@@ -123,31 +140,37 @@ def smallest_width(
     Raises
     ------
     ValueError
-        If ``lo`` or ``hi`` is not an integer ``>= 1``, ``lo > hi``, ``verify < 0`` or the
-        target is NaN; or if ``accuracy_at`` returns NaN.
+        If ``lo`` or ``hi`` is not an integer ``>= 1``, ``lo > hi``, ``verify`` is not an integer
+        ``>= 0``, or ``target`` is not a finite real number (booleans and strings are refused: a
+        target of ``inf`` can never be reached); or if ``accuracy_at`` returns NaN, an
+        infinity or something that is not a number or a bool.
+    TypeError
+        If ``accuracy_at`` is not callable.
 
     Examples
     --------
     >>> smallest_width(lambda m: float(m >= 300)).m
     300
     """
+    if not callable(accuracy_at):
+        raise TypeError(f"accuracy_at must be a callable m -> accuracy, got {type(accuracy_at).__name__}")
     lo, hi = _check_width("lo", lo), _check_width("hi", hi)
     if lo > hi:
         raise ValueError(f"lo must not exceed hi; got lo={lo}, hi={hi}")
-    if isinstance(verify, bool) or not isinstance(verify, int) or verify < 0:
-        raise ValueError(f"verify must be an integer >= 0; got {verify!r}")
-    target = float(target)
-    if math.isnan(target):
+    try:
+        verify = as_int(verify, "verify", minimum=0)
+    except ValueError:
+        raise ValueError(f"verify must be an integer >= 0; got {verify!r}") from None
+    if isinstance(target, float) and math.isnan(target):
         raise ValueError("target must not be NaN")
+    target = as_real(target, "target")
 
     seen: dict[int, float] = {}
     order: list[tuple[int, float]] = []
 
     def ok(m: int) -> bool:
         if m not in seen:
-            acc = float(accuracy_at(m))
-            if math.isnan(acc):
-                raise ValueError(f"accuracy_at({m}) returned NaN")
+            acc = _accuracy(accuracy_at(m), m)
             seen[m] = acc
             order.append((m, acc))
         return seen[m] >= target

@@ -21,6 +21,8 @@ its journal line is complete. A process killed at any moment leaves at most an u
 bytes in the CSV past the last committed length, and/or a journal line without its newline. On
 reopening, that tail (and only that) is cut off and its point runs again; every committed point
 is checked against the journal (lengths, row counts, header, key columns) and never recomputed.
+A commit that fails inside a live process (a full disk, an interrupt) is undone on the spot: the
+CSV and the journal are cut back to their committed lengths and the store is as it was.
 
 Finishing a run writes the JSON with ``status: "complete"`` and the CSV's hash, then replaces the
 CSV by its grid-ordered version (temporary file, ``fsync``, ``os.replace``), then deletes the
@@ -39,18 +41,22 @@ into the same folder at once (where ``fcntl`` exists).
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import logging
-import math
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from assocmem.sweeps._files import _parse_line, _sha256, describe_os_error, format_line, format_value, grid_hash
+from assocmem.sweeps._files import atomic_write as _atomic_write
+from assocmem.sweeps._files import fsync_dir as _fsync_dir
+from assocmem.sweeps._files import write_all as _write_all
 
 try:  # POSIX only; elsewhere runs are not protected against a concurrent second run
     import fcntl
@@ -100,49 +106,6 @@ _FORCE_HINT = "rerun with --force (run_sweep(..., force=True)) to discard them a
 
 
 # --------------------------------------------------------------------------------------------
-# Formatting
-
-
-def format_value(value: Any) -> str:
-    """The CSV text of one scalar: ``repr`` for floats (round-trips exactly), ``""`` for None/NaN.
-
-    Booleans are written ``True``/``False``; infinities ``inf``/``-inf``. pandas reads all of
-    these back to the same values (``""`` as NaN).
-    """
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "True" if value else "False"
-    if isinstance(value, float):
-        return "" if math.isnan(value) else repr(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return value
-    raise TypeError(f"cannot store {type(value).__name__} {value!r} in a results file")
-
-
-def format_line(fields: Sequence[str]) -> str:
-    """One CSV line (quoted where needed) ending in ``\\n``."""
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow(fields)
-    return buf.getvalue()
-
-
-def _parse_line(line: str) -> list[str]:
-    return next(csv.reader([line]))
-
-
-def grid_hash(keys: Sequence[str]) -> str:
-    """SHA-256 of a grid's canonical point keys, in grid order."""
-    return hashlib.sha256("\n".join(keys).encode()).hexdigest()
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-# --------------------------------------------------------------------------------------------
 # Paths and low-level durable writes
 
 
@@ -163,6 +126,9 @@ def default_results_dir() -> Path:
     return here / "results"
 
 
+_FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
 @dataclass(frozen=True)
 class ResultsPaths:
     """The three files of one sweep and preset."""
@@ -173,33 +139,28 @@ class ResultsPaths:
 
     @classmethod
     def of(cls, results_dir: str | os.PathLike | None, sweep: str, preset: str) -> ResultsPaths:
-        """Paths for ``sweep`` and ``preset`` under ``results_dir`` (default :func:`default_results_dir`)."""
+        """Paths for ``sweep`` and ``preset`` under ``results_dir`` (default :func:`default_results_dir`).
+
+        Raises
+        ------
+        TypeError
+            If ``results_dir`` is not a str, os.PathLike or None.
+        ValueError
+            If ``results_dir`` is the empty string, or ``sweep`` or ``preset`` is not a file name
+            (letters, digits, ``_``, ``.``, ``-``; not starting with ``.`` or ``-``): a name such as
+            ``"../x"`` or ``"a/b"`` would put the files outside the sweep's folder.
+        """
+        if results_dir is not None and not isinstance(results_dir, (str, os.PathLike)):
+            raise TypeError(f"results_dir must be a path (str or os.PathLike) or None, got "
+                            f"{type(results_dir).__name__} {results_dir!r}")
+        if isinstance(results_dir, str) and not results_dir:
+            raise ValueError("results_dir must not be empty (give '.' for the working directory)")
+        for what, name in (("sweep", sweep), ("preset", preset)):
+            if not isinstance(name, str) or not _FILE_NAME.match(name):
+                raise ValueError(f"{what} must be a name of letters, digits, '_', '.' or '-' (not starting with "
+                                 f"'.' or '-'), got {name!r}")
         folder = Path(results_dir if results_dir is not None else default_results_dir()) / sweep
         return cls(folder / f"{preset}.csv", folder / f"{preset}.json", folder / f"{preset}.journal")
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms that cannot open folders
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` by ``data`` in one step: temporary file, fsync, ``os.replace``, fsync folder."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
 
 
 def _json_bytes(obj: dict) -> bytes:
@@ -413,6 +374,7 @@ class ResultsStore:
         self._entries: list[_Entry] = []
         self._journal: int | None = None
         self._csv = None
+        self._broken = False  # an append failed and could not be undone: refuse further appends
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -440,10 +402,25 @@ class ResultsStore:
         Raises
         ------
         CorruptResultsError, ConfigMismatchError, ResultsLockedError
+        ResultsError
+            Also when the folder cannot be created or its files cannot be read or written (a path
+            through a file, no permission, a read-only file system); the message says which
+            folder and why.
         """
         self._config, self._grid_keys = config, list(grid_keys)
         self._point_columns, self._grid_sha = list(point_columns), grid_hash(grid_keys)
-        self.paths.csv.parent.mkdir(parents=True, exist_ok=True)
+        folder = self.paths.csv.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ResultsError(f"cannot create the results folder {folder}: {describe_os_error(exc)}; "
+                               "give a results folder (--results-dir) that can be created and written") from exc
+        try:
+            return self._open(force)
+        except OSError as exc:
+            raise ResultsError(f"cannot use the results in {folder}: {describe_os_error(exc)}") from exc
+
+    def _open(self, force: bool) -> set[str]:
         if force:
             self._discard()
         for _ in range(3):  # the state may change under us once, when another run finishes
@@ -508,7 +485,7 @@ class ResultsStore:
     def _write_journal_header(self) -> None:
         header = {"schema": SCHEMA, "sweep": self.sweep, "preset": self.preset, "config": self._config,
                   "grid_sha256": self._grid_sha, "point_columns": self._point_columns}
-        os.write(self._journal, (json.dumps(header, allow_nan=False) + "\n").encode())
+        _write_all(self._journal, (json.dumps(header, allow_nan=False) + "\n").encode())
         os.fsync(self._journal)
 
     def _recover(self) -> set[str]:
@@ -594,42 +571,83 @@ class ResultsStore:
     def append(self, key: str, lines: Sequence[str], columns: Sequence[str]) -> None:
         """Commit one finished point: append its CSV lines durably, then its journal line.
 
+        All or nothing: if any step fails (a full disk, an interrupt), the bytes this call wrote
+        to the CSV and the journal are cut off again and the store is exactly as before, so the
+        call can be retried and the files never hold half a point. (A process killed outright
+        leaves an unfinished tail, which the next :meth:`open` cuts off.)
+
         Parameters
         ----------
         key : str
             Canonical key of the point.
         lines : sequence of str
-            Its rows, each from :func:`format_line`.
+            Its rows, at least one, each one line from :func:`format_line` (ending in ``"\\n"``).
         columns : sequence of str
             The column names; fixed by the first committed point.
 
         Raises
         ------
         ValueError
-            If ``columns`` differ from those already stored.
+            If ``columns`` differ from those already stored, ``lines`` is empty or holds something
+            that is not one CSV line, or ``key`` is already committed.
+        ResultsError
+            If the store is not open, or an earlier failed append could not be undone.
+        OSError
+            If a write fails (after the rollback described above).
         """
+        if self._journal is None or self._broken:
+            raise ResultsError(f"{self.paths.csv}: the store is " + (
+                "not open" if self._journal is None else "unusable after a failed write; reopen it"))
         columns = list(columns)
-        prefix = ""
-        if self.columns is None:
-            self.columns = columns
-            prefix = format_line(columns)
-        elif columns != self.columns:
+        if self.columns is not None and columns != self.columns:
             raise ValueError(f"point {key} returned columns {columns}; this sweep's rows have {self.columns}")
-        created = False
-        if self._csv is None:
-            created = not self.paths.csv.exists()
-            self._csv = open(self.paths.csv, "ab")
-        self._csv.write((prefix + "".join(lines)).encode("utf-8"))
-        self._csv.flush()
-        os.fsync(self._csv.fileno())
-        if created:
-            _fsync_dir(self.paths.csv.parent)
-        entry = {"key": key, "rows": len(lines), "end": self._csv.tell()}
-        if not self._entries:
-            entry["columns"] = columns
-        os.write(self._journal, (json.dumps(entry, allow_nan=False) + "\n").encode())
-        os.fsync(self._journal)
+        lines = list(lines)
+        if not lines or any(not isinstance(x, str) or not x.endswith("\n") or x.count("\n") != 1 for x in lines):
+            raise ValueError(f"point {key}: lines must be one or more CSV lines, each ending in a newline")
+        if any(e.key == key for e in self._entries):
+            raise ValueError(f"point {key} is already committed to {self.paths.csv}")
+        prefix = format_line(columns) if self.columns is None else ""
+        data = (prefix + "".join(lines)).encode("utf-8")
+        journal_end = os.lseek(self._journal, 0, os.SEEK_END)
+        created = self._csv is None and not self.paths.csv.exists()
+        csv_end = self._entries[-1].end if self._entries else 0
+        try:
+            if self._csv is None:
+                self._csv = open(self.paths.csv, "ab")
+            self._csv.write(data)
+            self._csv.flush()
+            os.fsync(self._csv.fileno())
+            if created:
+                _fsync_dir(self.paths.csv.parent)
+            entry = {"key": key, "rows": len(lines), "end": self._csv.tell()}
+            if not self._entries:
+                entry["columns"] = columns
+            _write_all(self._journal, (json.dumps(entry, allow_nan=False) + "\n").encode())
+            os.fsync(self._journal)
+        except BaseException:
+            self._undo_append(csv_end, journal_end, created)
+            raise
+        self.columns = columns
         self._entries.append(_Entry(key, len(lines), entry["end"]))
+
+    def _undo_append(self, csv_end: int, journal_end: int, created: bool) -> None:
+        """Cut the CSV and the journal back to their committed lengths after a failed append."""
+        try:
+            if self._csv is not None:
+                csv_file, self._csv = self._csv, None
+                try:
+                    csv_file.close()  # may try to flush what is left in its buffer: cut off below
+                except OSError:
+                    pass
+            if created:
+                self.paths.csv.unlink(missing_ok=True)
+            elif self.paths.csv.exists():
+                os.truncate(self.paths.csv, csv_end)
+            os.ftruncate(self._journal, journal_end)
+            os.fsync(self._journal)
+        except BaseException:  # the files keep an unfinished tail that open() cuts off; refuse to go on
+            self._broken = True
+            log.warning("%s: could not undo a failed append; reopen the store to recover", self.paths.csv)
 
     def write_provenance(self, provenance: dict) -> None:
         """Atomically replace the JSON provenance (called as the run progresses)."""
@@ -719,6 +737,8 @@ def read_provenance(sweep: str, preset: str, results_dir: str | os.PathLike | No
         when ``sweep`` is not a registered sweep, says so and lists the registered ones.
     CorruptResultsError
         If the JSON cannot be parsed.
+    ValueError, TypeError
+        If a name or ``results_dir`` is not valid (:meth:`ResultsPaths.of`).
     """
     path = ResultsPaths.of(results_dir, sweep, preset).json
     if not path.exists():
@@ -775,8 +795,16 @@ def load_results(
         If the run is unfinished and ``allow_partial`` is False.
     CorruptResultsError, ConfigMismatchError
         If the files are inconsistent, or were made with another config.
+    ValueError, TypeError
+        If a name or ``results_dir`` is not valid (:meth:`ResultsPaths.of`), ``allow_partial`` is
+        not a bool, or ``config`` is not a dict (``config_to_json(cfg)``) or None.
     """
     p = ResultsPaths.of(results_dir, sweep, preset)
+    if not isinstance(allow_partial, bool):
+        raise ValueError(f"allow_partial must be True or False, got {allow_partial!r}")
+    if config is not None and not isinstance(config, Mapping):
+        raise TypeError(f"config must be a dict as config_to_json(config) makes it, or None; got "
+                        f"{type(config).__name__}")
     if p.journal.exists():
         header, entries, _ = _split_journal(p.journal.read_bytes(), p.journal)
         stored = header["config"] if header else None
@@ -830,11 +858,16 @@ def load_largest_results(sweep: str, presets=("paper", "cpu"), results_dir: str 
         If none of them is stored (the message gives the command that computes the last one).
     UnknownNameError
         If ``sweep`` is not registered or a preset does not exist.
+    ValueError
+        If ``presets`` is empty (a single name is taken as a one-name list).
     """
     from assocmem.sweeps.config import config_to_json
     from assocmem.sweeps.registry import get_sweep  # here, not at import time: the registry imports the sweeps
 
     sw = get_sweep(sweep)
+    presets = [presets] if isinstance(presets, str) else list(presets)
+    if not presets:
+        raise ValueError("presets must name at least one preset")
     for preset in presets:
         try:
             frame = load_results(sweep, preset, results_dir, config=config_to_json(sw.config(preset)))

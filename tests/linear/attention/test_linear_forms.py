@@ -80,3 +80,22 @@ def test_linear_attention_bad_arguments():
             linear_attention(q, k, v, form="chunked", chunk_size=bad)
     with pytest.raises(ValueError, match="causal=False is only supported for form='parallel'"):
         linear_attention(q, k, v, form="recurrent", causal=False)
+
+
+@pytest.mark.parametrize("form", ["parallel", "recurrent", "chunked"])
+def test_float32_overflow_is_recomputed_or_reported(form):
+    # an intermediate (the state v k^T = 1e40) overflows float32, the output (1e20 * 2) does not
+    q, k, v = torch.full((2, 2), 1e-20), torch.full((2, 2), 1e20), torch.full((2, 2), 1e20)
+    out = linear_attention(q, k, v, form=form, chunk_size=1)
+    assert out.dtype == torch.float32
+    torch.testing.assert_close(out, linear_attention(q.double(), k.double(), v.double(), form=form).float())
+    # a true output beyond float32's range is an overflow, not inf
+    with pytest.raises(ValueError, match=r"linear attention output .* overflows torch\.float32"):
+        linear_attention(torch.full((2, 2), 1e20), torch.full((2, 2), 1e20), torch.ones(2, 2), form=form)
+
+
+def test_integer_inputs_stay_exact_and_booleans_are_refused():
+    x = torch.tensor([[1, 2], [3, 4]])
+    assert torch.equal(linear_attention(x, x, x), linear_attention(x.double(), x.double(), x.double()).long())
+    with pytest.raises(ValueError, match="must be real floating tensors"):
+        linear_attention(x.bool(), x.bool(), x.bool())

@@ -99,3 +99,82 @@ def test_score_higher_by_one_gets_e_times_the_weight():
     assert abs(float(w[1] / w[0]) / math.e - 1) < 1e-14
     w = softmax_weights(q, k, causal=False, scale=0.125)[0]  # 1/sqrt(64)
     assert abs(float(w[1] / w[0]) / math.exp(0.125) - 1) < 1e-14
+
+
+def test_scores_that_overflow_float32_are_computed_stably():
+    # Before: finite q and k whose scores overflow float32 gave all-NaN rows.
+    q = torch.tensor([[1e20, 0.0], [1e20, 0.0]])
+    k = torch.tensor([[1e20, 0.0], [-1e20, 0.0]])  # scores +-1e40, beyond float32
+    v = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    out = softmax_attention(q, k, v, causal=False)
+    assert out.dtype == torch.float32
+    torch.testing.assert_close(out, v[[0, 0]])  # all weight on the key with score +1e40
+    w = softmax_weights(q, k, causal=False)
+    torch.testing.assert_close(w, torch.tensor([[1.0, 0.0], [1.0, 0.0]]))
+    # equal huge scores: the weights are equal, not NaN
+    torch.testing.assert_close(softmax_attention(torch.full((2, 2), 1e20), torch.full((2, 2), 1e20), v, causal=False),
+                               v.mean(0).expand(2, 2))
+    # scores beyond float64 itself cannot be represented: a clear error
+    big = torch.full((2, 2), 1e200, dtype=DT)
+    with pytest.raises(ValueError, match=r"scores scale \* q\^T k overflows torch\.float64"):
+        softmax_attention(big, big, big)
+    with pytest.raises(ValueError, match="scores .* overflows"):
+        softmax_attention(torch.ones(1, 2, dtype=DT), torch.ones(1, 2, dtype=DT), torch.ones(1, 2, dtype=DT), scale=1e308)
+
+
+def test_masked_scores_may_overflow():
+    q = torch.tensor([[1.0, 0.0], [1e30, 0.0]])
+    k = torch.tensor([[1e30, 0.0], [1.0, 0.0]])  # q_1 k_0 = 1e60 is visible; q_0 k_1 = 1 is masked
+    v = torch.tensor([[1.0], [2.0]])
+    torch.testing.assert_close(softmax_attention(q, k, v), torch.tensor([[1.0], [1.0]]))
+
+
+@pytest.mark.parametrize("fn", [softmax_attention, linear_attention])
+def test_non_finite_inputs_are_refused(fn):
+    q, k, v = qkv((), 4, 3, 2, seed=8)
+    for name, i in (("q", 0), ("k", 1), ("v", 2)):
+        for bad in (float("nan"), float("inf"), -float("inf")):
+            args = [q, k, v]
+            args[i] = args[i].clone()
+            args[i][2, 1] = bad
+            with pytest.raises(ValueError, match=f"{name} contains non-finite"):
+                fn(*args)
+
+
+@pytest.mark.parametrize("fn", [softmax_attention, linear_attention])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_low_precision_attention_is_refused(fn, dtype):
+    q, k, v = (x.to(dtype) for x in qkv((), 4, 3, 2))
+    with pytest.raises(ValueError, match=rf"dtype {dtype} is not supported.*float32"):
+        fn(q, k, v)
+
+
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), True, "2", [1.0]])
+def test_scale_must_be_a_finite_real(scale):
+    q, k, v = qkv((), 3, 2, 2)
+    with pytest.raises(ValueError, match="scale must be"):
+        softmax_attention(q, k, v, scale=scale)
+    with pytest.raises(ValueError, match="scale must be"):
+        softmax_weights(q, k, scale=scale)
+
+
+def test_softmax_over_no_keys_is_undefined():
+    q, k, v = qkv((), 3, 2, 4)
+    with pytest.raises(ValueError, match="empty set of keys"):
+        softmax_attention(q, k[:0], v[:0], causal=False)
+    with pytest.raises(ValueError, match="empty set of keys"):
+        softmax_weights(q, k[:0], causal=False)
+    assert softmax_attention(q[:0], k[:0], v[:0]).shape == (0, 4)  # no queries: nothing to compute
+    # linear attention over no keys is a sum over nothing: exactly zero
+    assert torch.equal(linear_attention(q, k[:0], v[:0], causal=False), torch.zeros(3, 4, dtype=DT))
+
+
+def test_causal_must_be_a_boolean_and_T_an_integer():
+    q, k, v = qkv((), 3, 2, 2)
+    with pytest.raises(ValueError, match="causal must be True or False"):
+        softmax_attention(q, k, v, causal="no")
+    with pytest.raises(ValueError, match="causal must be True or False"):
+        linear_attention(q, k, v, causal=None)
+    for bad in (2.5, True, "3"):
+        with pytest.raises(ValueError, match="T must be an integer"):
+            causal_mask(bad)

@@ -79,7 +79,10 @@ def test_accuracy_scans_scores_only_when_they_can_overflow():
     big = 1e300 * facts.targets  # large but finite scores (|y| |v| = 1e300) are fine
     assert M.accuracy_from_outputs(big, facts) == 1.0
     # a finite table whose sum overflows is still finite
-    M.score_margins(torch.tensor([[1e308, 1e308], [1e308, -1e308]], dtype=torch.float64), [0, 1])
+    M.score_margins(torch.tensor([[1e308, 1e308], [1e308, 1e308]], dtype=torch.float64), [0, 1])
+    # ... but a margin beyond float64's range is an overflow, not -inf
+    with pytest.raises(ValueError, match="margins overflows"):
+        M.score_margins(torch.tensor([[1e308, 1e308], [1e308, -1e308]], dtype=torch.float64), [0, 1])
 
 
 def test_accuracy_from_outputs_bad_input():

@@ -24,11 +24,14 @@ generating an interactive memory.
 
 from __future__ import annotations
 
-import numbers
-
 import torch
 
-from assocmem.linear.attention._common import _check_qkv
+from assocmem._checks import positive_int
+from assocmem.devices import resolve_device
+from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.linear._args import overflow_error
+from assocmem.linear.attention._common import _check_finite, _check_qkv, _check_scale
+from assocmem.linear.attention.softmax import _scores, _weighted_values
 
 __all__ = [
     "KVCacheDecoder",
@@ -37,17 +40,25 @@ __all__ = [
 ]
 
 
+def _same_device(a: torch.device, b: torch.device) -> bool:
+    """Same device, where an index of ``None`` ("the current one") matches any index."""
+    return a.type == b.type and (a.index is None or b.index is None or a.index == b.index)
+
+
 class _Decoder:
-    """Shared bookkeeping of the step-by-step decoders."""
+    """Shared bookkeeping of the step-by-step decoders.
+
+    Every step is atomic: :meth:`step` checks the token, computes the output and the new state
+    without touching the decoder, and only then assigns; if anything raises, the decoder is
+    exactly as it was.
+    """
 
     def __init__(self, d_k: int, d_v: int, dtype: torch.dtype, device) -> None:
-        for name, d in (("d_k", d_k), ("d_v", d_v)):
-            if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 1:
-                raise ValueError(f"{name} must be a positive integer; got {d!r}")
-        if not dtype.is_floating_point:
-            raise ValueError(f"dtype must be a floating-point dtype; got {dtype}")
-        self.d_k, self.d_v, self.dtype = int(d_k), int(d_v), dtype
-        self.device = torch.device(device) if device is not None else torch.device("cpu")
+        self.d_k, self.d_v = positive_int("d_k", d_k), positive_int("d_v", d_v)
+        if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:
+            raise ValueError(f"dtype must be a floating-point dtype (torch.float32 or torch.float64); got {dtype}")
+        self.dtype = check_float_dtype(dtype)  # float16/bfloat16 refused, naming the supported dtypes
+        self.device = torch.device("cpu") if device is None else resolve_device(device)
         self.reset()
 
     def reset(self):
@@ -60,8 +71,12 @@ class _Decoder:
         return self
 
     def _check_token(self, q, k, v) -> None:
+        for name, x in (("q", q), ("k", k), ("v", v)):
+            if not isinstance(x, torch.Tensor):
+                raise ValueError(f"{name} must be a torch.Tensor; got {type(x).__name__}")
         shapes = f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
-        if q.ndim < 1 or q.shape[-1] != self.d_k or k.shape[-1] != self.d_k or v.shape[-1] != self.d_v:
+        if (min(q.ndim, k.ndim, v.ndim) < 1 or q.shape[-1] != self.d_k or k.shape[-1] != self.d_k
+                or v.shape[-1] != self.d_v):
             raise ValueError(f"expected q, k of shape (..., {self.d_k}) and v of shape (..., {self.d_v}); got {shapes}")
         if not (q.shape[:-1] == k.shape[:-1] == v.shape[:-1]):
             raise ValueError(f"q, k, v must share their leading (batch) shape; got {shapes}")
@@ -69,6 +84,11 @@ class _Decoder:
             raise ValueError(f"batch shape changed from {self.batch_shape} to {tuple(q.shape[:-1])}; call reset()")
         if not (q.dtype == k.dtype == v.dtype == self.dtype):
             raise ValueError(f"q, k, v must have the decoder's dtype {self.dtype}; got {q.dtype}, {k.dtype}, {v.dtype}")
+        for x in (q, k, v):
+            if not _same_device(x.device, self.device):
+                raise ValueError(f"q, k, v must be on the decoder's device {self.device}; got "
+                                 f"{q.device}, {k.device}, {v.device}")
+        _check_finite((("q", q), ("k", k), ("v", v)))
 
     def step(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         """Consume token ``t``'s query, key and value; return its output ``o_t``.
@@ -87,13 +107,18 @@ class _Decoder:
         Raises
         ------
         ValueError
-            On wrong trailing dimensions, mismatched or changed batch shapes, or a wrong dtype.
+            On a non-tensor, wrong trailing dimensions, mismatched or changed batch shapes, a
+            wrong dtype or device, a NaN or infinity in ``q``, ``k`` or ``v`` (naming which),
+            or a state or output beyond the dtype's range. The decoder is then exactly as it
+            was before the call (same ``t``, counts and state).
         """
         self._check_token(q, k, v)
-        if self.batch_shape is None:
-            self.batch_shape = tuple(q.shape[:-1])
-            self._allocate()
-        out = self._step(q, k, v)
+        batch_shape = tuple(q.shape[:-1]) if self.batch_shape is None else self.batch_shape
+        out, updates = self._step(q, k, v, batch_shape)  # computes; changes nothing visible
+        # Commit: plain assignments that cannot fail.
+        self.batch_shape = batch_shape
+        for name, value in updates.items():
+            setattr(self, name, value)
         self.t += 1
         self.total_macs += self.last_step_macs
         return out
@@ -118,6 +143,7 @@ class KVCacheDecoder(_Decoder):
     scale : float or None, default None
         Multiplier of the scores; ``None`` is 1, as in the seed.
     dtype : torch.dtype, default float64
+        float32 or float64 (float16 and bfloat16 are refused).
     device : str or torch.device, default "cpu"
     capacity : int, default 64
         Initial number of cache slots; the buffers double when full (amortised O(1) appends), as
@@ -135,7 +161,10 @@ class KVCacheDecoder(_Decoder):
     Raises
     ------
     ValueError
-        If ``d_k``, ``d_v`` or ``capacity`` is not a positive integer, or ``dtype`` is not floating.
+        If ``d_k``, ``d_v`` or ``capacity`` is not a positive integer, ``scale`` is not a finite
+        real number (a boolean or a string is refused), ``dtype`` is not float32 or float64
+        (float16 and bfloat16 are refused, naming the supported dtypes), or ``device`` names no
+        device.
 
     Examples
     --------
@@ -152,35 +181,38 @@ class KVCacheDecoder(_Decoder):
 
     def __init__(self, d_k: int, d_v: int, *, scale: float | None = None, dtype: torch.dtype = torch.float64,
                  device: str | torch.device = "cpu", capacity: int = 64) -> None:
-        if isinstance(capacity, bool) or not isinstance(capacity, numbers.Integral) or capacity < 1:
-            raise ValueError(f"capacity must be a positive integer; got {capacity!r}")
-        self.capacity0 = int(capacity)
-        self.scale = 1.0 if scale is None else float(scale)
+        self.capacity0 = positive_int("capacity", capacity)
+        self.scale = _check_scale(scale)
         super().__init__(d_k, d_v, dtype, device)
 
     def _reset_state(self) -> None:
         self._K = self._V = None
 
-    def _allocate(self, capacity: int | None = None) -> None:
-        cap = self.capacity0 if capacity is None else capacity
-        K = torch.empty(*self.batch_shape, cap, self.d_k, dtype=self.dtype, device=self.device)  # (..., cap, d_k)
-        V = torch.empty(*self.batch_shape, cap, self.d_v, dtype=self.dtype, device=self.device)  # (..., cap, d_v)
+    def _buffers(self, batch_shape, cap: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """New cache buffers of ``cap`` slots holding a copy of the first ``t`` cached pairs."""
+        K = torch.empty(*batch_shape, cap, self.d_k, dtype=self.dtype, device=self.device)  # (..., cap, d_k)
+        V = torch.empty(*batch_shape, cap, self.d_v, dtype=self.dtype, device=self.device)  # (..., cap, d_v)
         if self._K is not None:
             K[..., : self.t, :] = self._K[..., : self.t, :]
             V[..., : self.t, :] = self._V[..., : self.t, :]
-        self._K, self._V = K, V
+        return K, V
 
-    def _step(self, q, k, v):
+    def _step(self, q, k, v, batch_shape):
         t = self.t
-        if t == self._K.shape[-2]:
-            self._allocate(2 * t)  # full: double the buffers
-        self._K[..., t, :] = k
-        self._V[..., t, :] = v
-        K, V = self._K[..., : t + 1, :], self._V[..., : t + 1, :]  # (..., t+1, d_k), (..., t+1, d_v)
-        scores = (K @ q.unsqueeze(-1)).squeeze(-1)  # k_i^T q_t for i <= t, (..., t+1)
-        w = torch.softmax(self.scale * scores, dim=-1)  # (..., t+1)
-        self.last_step_macs = (t + 1) * (self.d_k + self.d_v)
-        return (w.unsqueeze(-2) @ V).squeeze(-2)  # sum_i w_i v_i, (..., d_v)
+        K, V = self._K, self._V
+        if K is None:
+            K, V = self._buffers(batch_shape, self.capacity0)
+        elif t == K.shape[-2]:
+            K, V = self._buffers(batch_shape, 2 * t)  # full: double the buffers (kept only on success)
+        # Slot t is a spare slot until the step commits t + 1: the cached state, the first t
+        # slots, is not touched if anything below raises.
+        K[..., t, :] = k
+        V[..., t, :] = v
+        Kt, Vt = K[..., : t + 1, :], V[..., : t + 1, :]  # (..., t+1, d_k), (..., t+1, d_v)
+        scores = _scores(Kt, q.unsqueeze(-1), self.scale).squeeze(-1)  # scale k_i^T q_t, i <= t, (..., t+1)
+        w = torch.softmax(scores, dim=-1)  # (..., t+1); float64 if the scores overflowed the dtype
+        out = _weighted_values(w.unsqueeze(-2), Vt).squeeze(-2)  # sum_i w_i v_i, (..., d_v)
+        return out, {"_K": K, "_V": V, "last_step_macs": (t + 1) * (self.d_k + self.d_v)}
 
     @property
     def numbers_held(self) -> int:
@@ -207,6 +239,7 @@ class LinearAttentionDecoder(_Decoder):
     d_k, d_v : int
         Key and value dimensions.
     dtype : torch.dtype, default float64
+        float32 or float64 (float16 and bfloat16 are refused).
     device : str or torch.device, default "cpu"
 
     Attributes
@@ -222,7 +255,9 @@ class LinearAttentionDecoder(_Decoder):
     Raises
     ------
     ValueError
-        If ``d_k`` or ``d_v`` is not a positive integer, or ``dtype`` is not floating.
+        If ``d_k`` or ``d_v`` is not a positive integer, ``dtype`` is not float32 or float64
+        (float16 and bfloat16 are refused, naming the supported dtypes), or ``device`` names no
+        device.
 
     References
     ----------
@@ -238,13 +273,20 @@ class LinearAttentionDecoder(_Decoder):
     def _reset_state(self) -> None:
         self.S = None
 
-    def _allocate(self) -> None:
-        self.S = torch.zeros(*self.batch_shape, self.d_v, self.d_k, dtype=self.dtype, device=self.device)
-
-    def _step(self, q, k, v):
-        self.S += v.unsqueeze(-1) * k.unsqueeze(-2)  # write v_t k_t^T, (..., d_v, d_k)
-        self.last_step_macs = 2 * self.d_v * self.d_k
-        return (self.S @ q.unsqueeze(-1)).squeeze(-1)  # read S_t q_t, (..., d_v)
+    def _step(self, q, k, v, batch_shape):
+        S = self.S
+        if S is None:
+            S = torch.zeros(*batch_shape, self.d_v, self.d_k, dtype=self.dtype, device=self.device)
+        S = S + v.unsqueeze(-1) * k.unsqueeze(-2)  # write v_t k_t^T into a new tensor, (..., d_v, d_k)
+        if not bool(torch.isfinite(S).all()):
+            raise overflow_error("the state S_t = S_{t-1} + v_t k_t^T", self.dtype,
+                                 "rescale k or v (the decoder is unchanged)")
+        out = (S @ q.unsqueeze(-1)).squeeze(-1)  # read S_t q_t, (..., d_v)
+        if not bool(torch.isfinite(out).all()):  # only the product overflowed: redo it in float64
+            if self.dtype == torch.float64:
+                raise overflow_error("the output S_t q_t", self.dtype, "rescale q (the decoder is unchanged)")
+            out = cast_checked((S.double() @ q.double().unsqueeze(-1)).squeeze(-1), self.dtype, "the output S_t q_t")
+        return out, {"S": S, "last_step_macs": 2 * self.d_v * self.d_k}
 
     @property
     def numbers_held(self) -> int:
@@ -273,14 +315,25 @@ def decode(decoder: _Decoder, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor)
     Raises
     ------
     ValueError
-        On shape or dtype mismatches (from :meth:`step`).
+        If ``decoder`` is not one of the step decoders; on shape, dtype or device mismatches, a
+        NaN or infinity in ``q``, ``k`` or ``v``, or an overflow (from :meth:`step`). The whole
+        sequence is atomic: if any step raises, the decoder is restored to its state before
+        the call.
     """
     import pandas as pd
 
+    if not isinstance(decoder, _Decoder):
+        raise ValueError(f"decoder must be a KVCacheDecoder or a LinearAttentionDecoder; got {type(decoder).__name__}")
     _check_qkv(q, k, v, causal=True)
+    snapshot = dict(vars(decoder))  # steps never modify the committed tensors in place
     outs, rows = [], []
-    for t in range(k.shape[-2]):
-        outs.append(decoder.step(q[..., t, :], k[..., t, :], v[..., t, :]))
-        rows.append({"t": decoder.t, "numbers_held": decoder.numbers_held, "step_macs": decoder.last_step_macs})
+    try:
+        for t in range(k.shape[-2]):
+            outs.append(decoder.step(q[..., t, :], k[..., t, :], v[..., t, :]))
+            rows.append({"t": decoder.t, "numbers_held": decoder.numbers_held, "step_macs": decoder.last_step_macs})
+    except BaseException:
+        vars(decoder).clear()
+        vars(decoder).update(snapshot)
+        raise
     out = torch.stack(outs, dim=-2) if outs else q.new_zeros(*q.shape[:-2], 0, v.shape[-1])
     return out, pd.DataFrame(rows, columns=["t", "numbers_held", "step_macs"])

@@ -33,6 +33,7 @@ import numbers
 
 import torch
 
+from assocmem.linear._args import checked_result
 from assocmem.linear.attention._common import _check_qkv
 from assocmem.linear.attention.softmax import causal_mask
 
@@ -124,13 +125,20 @@ def linear_attention(
     Returns
     -------
     torch.Tensor, shape ``(..., T, d_v)``
-        The three forms agree up to rounding.
+        The three forms agree up to rounding. Over an empty set of keys (``T = 0``) the sum
+        ``S_T`` is the zero matrix, so every output is zero. Integer inputs give the exact
+        integer result.
 
     Raises
     ------
     ValueError
         For an unknown ``form`` (the message lists the allowed ones), ``chunk_size < 1``,
-        ``causal=False`` with a non-parallel form, or mismatched shapes/dtypes (named).
+        ``causal=False`` with a non-parallel form, a ``causal`` that is not a boolean,
+        mismatched shapes, dtypes or devices (named), a dtype other than float32, float64 or
+        an integer type (float16 and bfloat16 are refused, naming the supported dtypes), a NaN
+        or infinity in ``q``, ``k`` or ``v`` (naming which), or an output beyond the dtype's
+        range. A float32 output that overflows only in an intermediate sum is recomputed in
+        float64 and cast back; one whose true value is beyond float32's range raises.
 
     References
     ----------
@@ -142,15 +150,20 @@ def linear_attention(
         raise ValueError(f"unknown form {form!r}; expected one of {LINEAR_ATTENTION_FORMS}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, numbers.Integral) or chunk_size < 1:
         raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
+    _check_qkv(q, k, v, causal, integers=True)
     if not causal and form != "parallel":
         raise ValueError(
             f"causal=False is only supported for form='parallel'; got form={form!r} "
             "(the recurrent and chunked forms are causal by construction)"
         )
-    _check_qkv(q, k, v, causal)
     chunk_size = int(chunk_size)
-    if form == "parallel":
-        return _linear_attention_parallel(q, k, v, causal)
-    if form == "recurrent":
-        return _linear_attention_recurrent(q, k, v)
-    return _linear_attention_chunked(q, k, v, chunk_size)
+
+    def run(q, k, v):
+        if form == "parallel":
+            return _linear_attention_parallel(q, k, v, causal)
+        if form == "recurrent":
+            return _linear_attention_recurrent(q, k, v)
+        return _linear_attention_chunked(q, k, v, chunk_size)
+
+    return checked_result(run(q, k, v), f"the linear attention output ({form} form)",
+                          lambda: run(q.double(), k.double(), v.double()), "rescale q, k or v")

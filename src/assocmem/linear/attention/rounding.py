@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import torch
 
+from assocmem._checks import as_int, as_real, positive_int
+from assocmem.dtypes import check_float_dtype
 from assocmem.linear.attention.linear_forms import linear_attention
 
 __all__ = [
@@ -54,14 +56,17 @@ def gamma(n: int, u: float = FLOAT64_UNIT_ROUNDOFF) -> float:
     Raises
     ------
     ValueError
-        If ``n < 0`` or ``n u >= 1`` (the bound is then void).
+        If ``n`` is not an integer (a boolean or ``2.5`` is refused) or ``n < 0``, ``u`` is not
+        a finite real number ``>= 0``, or ``n u >= 1`` (the bound is then void).
 
     References
     ----------
     Higham, N. J. (2002). Accuracy and Stability of Numerical Algorithms, 2nd ed., §3.1.
     """
+    n = as_int(n, "n")
     if n < 0:
         raise ValueError(f"n must be >= 0; got {n}")
+    u = as_real(u, "u", minimum=0.0)
     if n * u >= 1:
         raise ValueError(f"n u = {n * u} >= 1: the bound gamma_n is void")
     return n * u / (1 - n * u)
@@ -113,6 +118,7 @@ def linear_attention_agreement(
     data : {"gaussian", "integer"}, default "gaussian"
         Standard normal entries, or integers uniform in ``[-3, 3]``.
     dtype : torch.dtype, default float64
+        float32 or float64 (float16 and bfloat16 are refused).
     device : str or torch.device, default "cpu"
 
     Returns
@@ -128,7 +134,9 @@ def linear_attention_agreement(
     Raises
     ------
     ValueError
-        For an unknown ``data``, a ``T`` or chunk size below 1, or a non-floating ``dtype``.
+        For an unknown ``data``, a ``T`` or chunk size that is not an integer ``>= 1``, ``d_k``
+        or ``d_v`` not a positive integer, a non-integer ``seed``, or a ``dtype`` other than
+        float32 or float64 (float16 and bfloat16 are refused, naming the supported dtypes).
 
     References
     ----------
@@ -137,13 +145,18 @@ def linear_attention_agreement(
     """
     import pandas as pd
 
-    if not dtype.is_floating_point:
-        raise ValueError(f"dtype must be floating point; got {dtype}")
-    T_values, chunk_sizes = [int(T) for T in T_values], [int(c) for c in chunk_sizes]
+    if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:
+        raise ValueError(f"dtype must be floating point (torch.float32 or torch.float64); got {dtype}")
+    dtype = check_float_dtype(dtype)
+    if data not in ("gaussian", "integer"):
+        raise ValueError(f"unknown data {data!r}; expected 'gaussian' or 'integer'")
+    T_values = [as_int(T, "T_values entry") for T in T_values]
+    chunk_sizes = [as_int(c, "chunk_sizes entry") for c in chunk_sizes]
     if any(T < 1 for T in T_values) or any(c < 1 for c in chunk_sizes):
         raise ValueError(f"T values and chunk sizes must be >= 1; got {T_values}, {chunk_sizes}")
+    d_k, d_v = positive_int("d_k", d_k), positive_int("d_v", d_v)
     u = torch.finfo(dtype).eps / 2
-    g = torch.Generator().manual_seed(seed)
+    g = torch.Generator().manual_seed(as_int(seed, "seed"))
     rows = []
     for T in T_values:
         q, k, v = _sample_qkv(T, d_k, d_v, data, g, dtype, device)  # (T, d_k), (T, d_k), (T, d_v)

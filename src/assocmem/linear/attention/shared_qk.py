@@ -14,7 +14,11 @@ Kitaev, N., Kaiser, L., & Levskaya, A. (2020). Reformer: the efficient transform
 
 from __future__ import annotations
 
+import math
+
 import torch
+
+from assocmem.linear.attention._common import _check_qkv
 
 __all__ = [
     "self_top_rate",
@@ -23,9 +27,19 @@ __all__ = [
 
 
 def _check_square_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """The score matrix ``Q K^T`` of checked ``q``, ``k``; float64 if it overflows their dtype."""
+    for name, x in (("q", q), ("k", k)):
+        if not isinstance(x, torch.Tensor):
+            raise ValueError(f"{name} must be a torch.Tensor; got {type(x).__name__}")
     if q.ndim < 2 or q.shape != k.shape:
         raise ValueError(f"q and k must have the same shape (..., T, d); got q {tuple(q.shape)}, k {tuple(k.shape)}")
-    return q @ k.transpose(-2, -1)  # (..., T, T)
+    _check_qkv(q, k, k, causal=True, names=("q", "k", "k"))  # dtype (float32/float64), device, finite
+    A = q @ k.transpose(-2, -1)  # (..., T, T)
+    if not bool(torch.isfinite(A).all()):  # finite q, k whose scores overflow float32
+        A = q.double() @ k.double().transpose(-2, -1)
+        if not bool(torch.isfinite(A).all()):
+            raise ValueError("the scores q^T k overflow torch.float64 although q and k are finite; rescale q or k")
+    return A
 
 
 def self_top_rate(q: torch.Tensor, k: torch.Tensor) -> float:
@@ -49,13 +63,18 @@ def self_top_rate(q: torch.Tensor, k: torch.Tensor) -> float:
     Raises
     ------
     ValueError
-        If ``q`` and ``k`` do not have the same shape ``(..., T, d)``.
+        If ``q`` and ``k`` are not tensors of the same shape ``(..., T, d)``, are not float32 or
+        float64 (float16 and bfloat16 are refused), hold a NaN or infinity, have no positions
+        (``T = 0`` or an empty batch: a fraction of nothing is undefined), or have scores beyond
+        float64's range.
 
     References
     ----------
     Seed §1 ("a token scores highest against tokens that resemble itself").
     """
     scores = _check_square_scores(q, k)  # (..., T, T)
+    if scores.numel() == 0:
+        raise ValueError(f"self_top_rate needs at least one position; got q and k of shape {tuple(q.shape)}")
     own = scores.diagonal(dim1=-2, dim2=-1)  # (..., T)
     return float((own >= scores.amax(dim=-1)).to(torch.float64).mean())
 
@@ -80,7 +99,9 @@ def score_asymmetry(q: torch.Tensor, k: torch.Tensor) -> float:
     Raises
     ------
     ValueError
-        If ``q`` and ``k`` do not have the same shape ``(..., T, d)``.
+        If ``q`` and ``k`` are not tensors of the same shape ``(..., T, d)``, are not float32 or
+        float64 (float16 and bfloat16 are refused), hold a NaN or infinity, or have scores
+        beyond float64's range.
 
     References
     ----------
@@ -90,4 +111,13 @@ def score_asymmetry(q: torch.Tensor, k: torch.Tensor) -> float:
     norm = float(torch.linalg.matrix_norm(A).square().sum().sqrt())
     if norm == 0:
         return 0.0
+    out = float(torch.linalg.matrix_norm(A - A.transpose(-2, -1)).square().sum().sqrt()) / norm
+    if math.isfinite(out) and math.isfinite(norm):
+        return out
+    # Norms of huge scores overflow (or A - A^T does): the ratio is scale-free, so compute it on
+    # A scaled by a power of two (exact) in float64.
+    A = A.double()
+    _, e = torch.frexp(A.abs().amax())
+    A = torch.ldexp(A, -e)
+    norm = float(torch.linalg.matrix_norm(A).square().sum().sqrt())
     return float(torch.linalg.matrix_norm(A - A.transpose(-2, -1)).square().sum().sqrt()) / norm

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import torch
 
-from assocmem.linear.attention._common import _check_qkv
+from assocmem._checks import as_int
+from assocmem.linear._args import checked_result, overflow_error
+from assocmem.linear.attention._common import _check_qkv, _check_scale
 
 __all__ = [
     "causal_mask",
@@ -44,15 +46,56 @@ def causal_mask(T: int, device: str | torch.device | None = None) -> torch.Tenso
     Raises
     ------
     ValueError
-        If ``T`` is negative.
+        If ``T`` is not an integer (a boolean, ``2.5`` or a string) or is negative.
 
     References
     ----------
     Seed §2: "the sum runs over ``i <= t``".
     """
+    T = as_int(T, "T")
     if T < 0:
         raise ValueError(f"T must be non-negative; got {T}")
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()  # (T, T)
+
+
+def _scores(a: torch.Tensor, b: torch.Tensor, scale: float, visible: torch.Tensor | None = None) -> torch.Tensor:
+    """``scale * (a @ b)``, finite wherever ``visible`` (everywhere when ``None``).
+
+    Finite inputs can still give scores beyond the dtype's range (float32 above ``3.4e38``); a
+    softmax of ``inf`` scores is ``nan``. Such scores are recomputed in float64 (the softmax is
+    then taken in float64 too); if even float64 overflows, the scores cannot be represented and a
+    :class:`ValueError` says so.
+    """
+    scores = scale * (a @ b)
+    ok = torch.isfinite(scores) if visible is None else torch.isfinite(scores) | ~visible
+    if bool(ok.all()):
+        return scores
+    if scores.dtype != torch.float64:
+        scores = scale * (a.double() @ b.double())
+        ok = torch.isfinite(scores) if visible is None else torch.isfinite(scores) | ~visible
+        if bool(ok.all()):
+            return scores
+    raise overflow_error("the attention scores scale * q^T k", torch.float64,
+                         "rescale q, k or scale (a softmax of infinite scores is undefined)")
+
+
+def _weighted_values(w: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """``w @ v`` for softmax weights ``w`` (cast to ``v``'s dtype), checked for overflow.
+
+    A convex combination of finite values is finite in exact arithmetic, but partial sums of
+    values near the dtype's largest number can round past it; then it is recomputed in float64.
+    """
+    w = w.to(v.dtype)
+    return checked_result(w @ v, "the attention output (a weighted mean of v)",
+                          lambda: w.double() @ v.double(), "rescale v")
+
+
+def _check_keys_exist(q: torch.Tensor, k: torch.Tensor) -> None:
+    if k.shape[-2] == 0 and q.shape[-2] > 0:
+        raise ValueError(
+            f"softmax attention over an empty set of keys is undefined (k has T = 0 rows, q has "
+            f"{q.shape[-2]}): a softmax over nothing has no weights; got k shape {tuple(k.shape)}"
+        )
 
 
 def softmax_attention(
@@ -86,30 +129,38 @@ def softmax_attention(
     Raises
     ------
     ValueError
-        On mismatched shapes or dtypes (the message names the shapes).
+        On mismatched shapes, dtypes or devices (the message names the shapes); a dtype other
+        than float32 or float64 (float16 and bfloat16 are refused, naming the supported ones);
+        a NaN or infinity in ``q``, ``k`` or ``v`` (naming which); a ``scale`` that is not a
+        finite real number (a boolean or a string is refused); a ``causal`` that is not a
+        boolean; an empty set of keys (``T = 0`` with ``T_q > 0``: a softmax over nothing is
+        undefined); or scores ``scale * q^T k`` beyond even float64's range.
 
     Notes
     -----
     Numerically stable: masked scores are set to ``-inf`` and :func:`torch.softmax` subtracts
     the row maximum. Under the causal mask every row keeps its diagonal, so no row is empty.
+    Scores that overflow float32 although ``q`` and ``k`` are finite are recomputed, and the
+    softmax taken, in float64; the weights are then cast back.
 
     References
     ----------
     Seed §2. Vaswani et al. (2017), Attention is all you need.
     """
     _check_qkv(q, k, v, causal)
+    scale = _check_scale(scale)
+    _check_keys_exist(q, k)
     weights = _softmax_weights(q, k, causal, scale)  # (..., T_q, T)
-    return weights @ v  # (..., T_q, d_v)
+    return _weighted_values(weights, v)  # (..., T_q, d_v)
 
 
-def _softmax_weights(q, k, causal: bool, scale: float | None) -> torch.Tensor:
-    """Row-wise softmax of the (masked, scaled) scores; no input checks."""
-    scale = 1.0 if scale is None else float(scale)
-    scores = scale * (q @ k.transpose(-2, -1))  # (..., T_q, T)
+def _softmax_weights(q, k, causal: bool, scale: float) -> torch.Tensor:
+    """Row-wise softmax of the (masked, scaled) scores, in ``q``'s dtype; inputs already checked."""
+    visible = causal_mask(k.shape[-2], device=q.device) if causal else None
+    scores = _scores(q, k.transpose(-2, -1), scale, visible)  # (..., T_q, T), float64 if q's dtype overflowed
     if causal:
-        T = k.shape[-2]
-        scores = scores.masked_fill(~causal_mask(T, device=scores.device), float("-inf"))
-    return torch.softmax(scores, dim=-1)  # (..., T_q, T)
+        scores = scores.masked_fill(~visible, float("-inf"))
+    return torch.softmax(scores, dim=-1).to(q.dtype)  # (..., T_q, T)
 
 
 def softmax_weights(
@@ -142,11 +193,17 @@ def softmax_weights(
     Raises
     ------
     ValueError
-        On mismatched shapes or dtypes.
+        On mismatched shapes, dtypes or devices; a dtype other than float32 or float64; a NaN
+        or infinity in ``q`` or ``k``; a ``scale`` that is not a finite real number; a
+        ``causal`` that is not a boolean; an empty set of keys (``T = 0`` with ``T_q > 0``); or
+        scores beyond even float64's range, as :func:`softmax_attention`.
 
     References
     ----------
     Seed §2 (the softmax: exponentiate, divide by the total).
     """
-    _check_qkv(q, k, k, causal)  # k stands in for v: only q-k compatibility is checked
+    # k stands in for v: only q-k compatibility is checked
+    _check_qkv(q, k, k, causal, names=("q", "k", "k"))
+    scale = _check_scale(scale)
+    _check_keys_exist(q, k)
     return _softmax_weights(q, k, causal, scale)

@@ -24,6 +24,7 @@ for inconsistent systems. Numerische Mathematik, 41, 83-92.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -49,6 +50,14 @@ def _schedule(beta) -> tuple[str, float | None]:
         return beta, None
     b = _check_beta(beta)
     return f"{b:g}", b
+
+
+def _as_list(betas) -> list:
+    """``betas`` as a list; a single step (a number or ``"1/p"``) is a list of one, not its
+    characters or a non-iterable error."""
+    if isinstance(betas, (str, bytes, numbers.Real)) or getattr(betas, "ndim", None) == 0:
+        return [betas]
+    return list(betas)
 
 
 class DeltaConvergence(NamedTuple):
@@ -118,14 +127,15 @@ def delta_convergence(
     Raises
     ------
     ValueError
-        Bad sizes, an unknown schedule, or ``beta`` outside ``(0, 1]``.
+        Bad sizes, an unknown schedule, or a ``beta`` that is not a real number in ``(0, 1]``
+        (a boolean or a string other than ``"1/p"`` is refused).
 
     References
     ----------
     Widrow & Hoff (1960); Kaczmarz (1937); Censor, Eggermont & Gordon (1983); Schlag et al.
     (2021). The seed (§6-§7) has only the additive and least-squares memories.
     """
-    schedules = [_schedule(b) for b in betas]
+    schedules = [_schedule(b) for b in _as_list(betas)]
     passes = _check_int("passes", passes)
     d_v = d_k if d_v is None else d_v
     keys, values = sample_pairs(n, d_k, d_v, trials, seed, device=device, dtype=dtype)  # (B, n, ·)
@@ -200,14 +210,15 @@ def delta_limit_curve(
     Raises
     ------
     ValueError
-        Bad sizes or a ``beta`` outside ``(0, 1]``.
+        Bad sizes or a ``beta`` that is not a real number in ``(0, 1]`` (a boolean or a string
+        is refused).
 
     References
     ----------
     Censor, Eggermont & Gordon (1983): for cyclic relaxed projections on an inconsistent system,
     the limit points tend to the least-squares solution as the relaxation parameter tends to 0.
     """
-    betas = [_check_beta(b) for b in betas]
+    betas = [_check_beta(b) for b in _as_list(betas)]
     d_v = d_k if d_v is None else d_v
     keys, values = sample_pairs(n, d_k, d_v, trials, seed, device=device, dtype=dtype)
     S_star = least_squares_state(keys, values)  # (B, d_v, d_k)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import torch
 
+from assocmem.linear._args import optional_tolerance
 from assocmem.linear.capacity._common import _check_batch, _check_beta
 
 __all__ = [
@@ -72,7 +73,8 @@ def least_squares_state(keys: torch.Tensor, values: torch.Tensor) -> torch.Tenso
     Raises
     ------
     ValueError
-        If the shapes do not match (both are named).
+        If the shapes do not match (both are named), or ``keys``/``values`` are not finite
+        float32/float64 tensors of one dtype on one device (float16 and bfloat16 are refused).
 
     References
     ----------
@@ -112,7 +114,9 @@ def delta_pass_map(keys: torch.Tensor, values: torch.Tensor, beta: float = 1.0) 
     Raises
     ------
     ValueError
-        Mismatched shapes or ``beta`` outside ``(0, 1]``.
+        Mismatched shapes, keys or values that are not finite float32/float64 tensors of one
+        dtype on one device, or ``beta`` not a real number in ``(0, 1]`` (a boolean or a string
+        is refused).
 
     References
     ----------
@@ -166,13 +170,16 @@ def delta_limit(keys: torch.Tensor, values: torch.Tensor, beta: float = 1.0, rto
     Raises
     ------
     ValueError
-        Mismatched shapes or ``beta`` outside ``(0, 1]``.
+        Mismatched shapes, keys or values that are not finite float32/float64 tensors of one
+        dtype on one device, ``beta`` not a real number in ``(0, 1]`` (a boolean or a string
+        is refused), or ``rtol`` not a finite number ``>= 0``.
 
     References
     ----------
     Kaczmarz (1937); Censor, Eggermont & Gordon (1983), Strong underrelaxation in Kaczmarz's method
     for inconsistent systems; Schlag et al. (2021) (the delta rule in linear attention).
     """
+    rtol = optional_tolerance(rtol, "rtol")
     M, C = delta_pass_map(keys, values, beta)  # (B, d_k, d_k), (B, d_v, d_k)
     B, n, d_k = keys.shape
     U, sv, _ = torch.linalg.svd(keys.transpose(-2, -1), full_matrices=False)  # U (B, d_k, r), sv (B, r)

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import pandas as pd
 import torch
 
+from assocmem._checks import as_real
 from assocmem.linear.capacity._common import _check_int
 from assocmem.linear.capacity.read_error import _check_memory, _point_seed, read_error_mc
 
@@ -87,7 +88,8 @@ def max_pairs_at_error_mc(
     Raises
     ------
     ValueError
-        If ``eps <= 0``, ``z < 0``, or another argument is invalid.
+        If ``eps`` is not a finite number ``> 0`` or ``z`` not a finite number ``>= 0`` (a
+        boolean or a string is refused, not read as a number), or another argument is invalid.
     RuntimeError
         If no ``n`` up to ``10 (eps d_k + 1) + 10`` is confidently above ``eps``.
 
@@ -95,7 +97,7 @@ def max_pairs_at_error_mc(
     ----------
     Seed §7 ("keeping the error below a fraction eps allows only about eps d_k pairs").
     """
-    eps, z = float(eps), float(z)
+    eps, z = as_real(eps, "eps", finite=False), as_real(z, "z", finite=False)
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError(f"eps must be a positive finite number; got {eps!r}")
     if not (z >= 0 and math.isfinite(z)):

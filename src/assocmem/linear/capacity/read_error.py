@@ -39,7 +39,9 @@ import numpy as np
 import pandas as pd
 import torch
 
+from assocmem._checks import as_int, as_real
 from assocmem.devices import resolve_device
+from assocmem.dtypes import check_float_dtype
 from assocmem.linear.capacity._common import _check_batch, _check_beta, _check_int
 from assocmem.linear.capacity.delta_rule import _delta_sweep_, delta_limit, delta_pass_map
 
@@ -67,6 +69,12 @@ class ReadError(NamedTuple):
 
     mean: float  # average over trials of the per-trial mean over j of ||S k_j - v_j||^2
     sem: float  # standard error of that mean: std over trials (ddof=1) / sqrt(trials)
+
+
+def _check_dtype(dtype) -> torch.dtype:
+    if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point dtype (torch.float32 or torch.float64); got {dtype}")
+    return check_float_dtype(dtype)
 
 
 def _check_memory(memory: str) -> str:
@@ -116,7 +124,9 @@ def sample_pairs(
     Raises
     ------
     ValueError
-        If a size is not a positive integer, or ``value_dist`` is unknown.
+        If a size is not a positive integer, ``seed`` is not an integer, ``dtype`` is not
+        float32 or float64 (float16 and bfloat16 are refused, naming the supported dtypes), or
+        ``value_dist`` is unknown.
 
     References
     ----------
@@ -126,7 +136,8 @@ def sample_pairs(
                            (("n", n), ("d_k", d_k), ("d_v", d_v), ("trials", trials)))
     if value_dist not in VALUE_DISTS:
         raise ValueError(f"unknown value_dist {value_dist!r}; expected one of {VALUE_DISTS}")
-    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+    dtype = _check_dtype(dtype)
+    gen = torch.Generator(device="cpu").manual_seed(as_int(seed, "seed"))
     keys = torch.randn(trials, n, d_k, generator=gen, dtype=dtype)  # (B, n, d_k)
     keys = keys / torch.linalg.vector_norm(keys, dim=-1, keepdim=True)  # unit rows
     values = torch.randn(trials, n, d_v, generator=gen, dtype=dtype) / math.sqrt(d_v)  # (B, n, d_v)
@@ -201,7 +212,10 @@ def batched_read_errors(
     Raises
     ------
     ValueError
-        Unknown memory, mismatched shapes (named), ``passes < 1`` or ``beta`` outside ``(0, 1]``.
+        Unknown memory, mismatched shapes (named), keys or values that are not finite
+        float32/float64 tensors of one dtype on one device, no pairs (``n = 0``: a mean over no
+        pairs is undefined), ``passes`` not an integer ``>= 1``, or ``beta`` not a real number in
+        ``(0, 1]``.
 
     References
     ----------
@@ -211,6 +225,9 @@ def batched_read_errors(
     passes = _check_int("passes", passes)
     beta = _check_beta(beta)
     _check_batch(keys, values)
+    if keys.shape[1] == 0:
+        raise ValueError(f"keys and values hold no pairs (n = 0; keys {tuple(keys.shape)}): the mean read "
+                         "error over no stored pairs is undefined")
     if memory == "additive":
         # S = V K^T in the seed's columns, i.e. S^T = keys^T values with rows; reads = keys S^T.
         # (Equal to G V, but O(n d_k d_v) instead of O(n^2 (d_k + d_v)) once n > d_k.)
@@ -273,7 +290,8 @@ def read_error_mc(
     ------
     ValueError
         Unknown memory or value distribution, a size that is not a positive integer,
-        ``passes < 1``, or ``beta`` outside ``(0, 1]``.
+        ``passes < 1``, ``beta`` not a real number in ``(0, 1]``, a non-integer ``seed``, or a
+        ``dtype`` other than float32 or float64.
 
     References
     ----------
@@ -281,6 +299,7 @@ def read_error_mc(
     :func:`assocmem.linear.theory.least_squares_read_error`.
     """
     _check_memory(memory)
+    passes, beta = _check_int("passes", passes), _check_beta(beta)
     d_v = d_k if d_v is None else d_v
     keys, values = sample_pairs(n, d_k, d_v, trials, seed, device=device, dtype=dtype, value_dist=value_dist)
     per_trial = batched_read_errors(memory, keys, values, passes=passes, beta=beta)  # (trials,)
@@ -355,8 +374,13 @@ def read_error_curve(
     memories = [memory] if isinstance(memory, str) else list(memory)
     for m in memories:
         _check_memory(m)
+    if isinstance(d_k, (str, bytes)):
+        raise ValueError(f"d_k must be an integer >= 1 or a sequence of them; got {d_k!r}")
     dks = [d_k] if isinstance(d_k, (int, np.integer)) else list(d_k)
+    dks = [_check_int("d_k", dk) for dk in dks]
     ns = [_check_int("n", n) for n in ns]
+    trials, passes, beta = _check_int("trials", trials), _check_int("passes", passes), _check_beta(beta)
+    dtype = _check_dtype(dtype)
     rows = []
     for dk in dks:
         for n in ns:
@@ -394,10 +418,13 @@ def n_grid(d_k: int, ratios: Iterable[float]) -> list[int]:
     Raises
     ------
     ValueError
-        If ``d_k`` is not a positive integer or a ratio is not positive.
+        If ``d_k`` is not a positive integer or a ratio is not a finite positive number (a
+        boolean or a string is refused, not read as a number).
     """
     d_k = _check_int("d_k", d_k)
-    ratios = [float(r) for r in ratios]
+    if isinstance(ratios, (str, bytes)):
+        raise ValueError(f"ratios must be positive numbers; got {ratios!r}")
+    ratios = [as_real(r, "ratios entry", finite=False) for r in ratios]
     if any(not (r > 0 and math.isfinite(r)) for r in ratios):
         raise ValueError(f"ratios must be positive numbers; got {ratios!r}")
     return sorted({1, d_k + 1} | {max(1, round(r * d_k)) for r in ratios})

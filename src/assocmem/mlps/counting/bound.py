@@ -29,6 +29,9 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from assocmem._checks import as_real
+from assocmem.mlps._checks import as_bool
+
 __all__ = [
     "num_fact_sets",
     "log2_num_fact_sets",
@@ -78,7 +81,8 @@ def log2_num_fact_sets(num_keys: int, num_values: int, *, injective: bool = Fals
     Raises
     ------
     ValueError
-        Negative or non-integer sizes, ``V = 0``, or ``F > V`` with ``injective``.
+        Negative or non-integer sizes, ``V = 0``, ``F > V`` with ``injective``, or an
+        ``injective`` that is not a bool.
 
     References
     ----------
@@ -86,7 +90,7 @@ def log2_num_fact_sets(num_keys: int, num_values: int, *, injective: bool = Fals
     """
     F = _count("num_keys", num_keys)
     V = _count("num_values", num_values, 1)
-    if not injective:
+    if not as_bool(injective, "injective"):
         return F * math.log2(V)
     _check_injective(F, V)
     return (math.lgamma(V + 1) - math.lgamma(V - F + 1)) / math.log(2)
@@ -120,7 +124,7 @@ def num_fact_sets(num_keys: int, num_values: int, *, injective: bool = False) ->
     """
     F = _count("num_keys", num_keys)
     V = _count("num_values", num_values, 1)
-    if injective:
+    if as_bool(injective, "injective"):
         _check_injective(F, V)
     bits = log2_num_fact_sets(F, V, injective=injective)
     if bits > EXACT_BITS_LIMIT:
@@ -201,7 +205,7 @@ def min_parameters_bound(num_keys, num_values, bits, *, injective: bool = False)
     num_values : int or array-like of float
         ``V >= 1``.
     bits : float or array-like of float
-        Bits per parameter, ``b > 0`` and finite.
+        Bits per parameter, ``b > 0`` and finite (a bool or a string is refused).
     injective : bool, default False
         Count injective maps only (``F <= V``, elementwise).
 
@@ -215,17 +219,22 @@ def min_parameters_bound(num_keys, num_values, bits, *, injective: bool = False)
     ------
     ValueError
         Bad sizes (negative, non-integer for a scalar, ``V < 1``, ``F > V`` with ``injective``,
-        non-finite or non-real array entries), shapes that do not broadcast, or a non-positive
-        ``bits``.
+        non-finite or non-real array entries), shapes that do not broadcast, a ``bits`` that is
+        not a positive real number (booleans and strings refused), or an ``injective`` that is
+        not a bool.
 
     References
     ----------
     Seed 001, Theorem 2.4 (``W >= |K| log2 |V| / b``), App. B.1.
     """
+    injective = as_bool(injective, "injective")
     if any(_is_array(x) for x in (num_keys, num_values, bits)):
         return _min_parameters_bound_array(num_keys, num_values, bits, injective)
-    b = float(bits)
-    if not (b > 0 and math.isfinite(b)):
+    try:
+        b = as_real(bits, "bits")
+    except ValueError:
+        raise ValueError(f"bits must be a positive number; got {bits!r}") from None
+    if b <= 0:
         raise ValueError(f"bits must be a positive number; got {bits!r}")
     return log2_num_fact_sets(num_keys, num_values, injective=injective) / b
 
@@ -302,8 +311,8 @@ def max_facts(num_parameters: int, bits: int, *, num_values: int | None = None,
     Raises
     ------
     ValueError
-        Bad arguments, ``V = 1`` (every ``F`` fits: one fact set), or a budget whose exact
-        check exceeds :data:`EXACT_BITS_LIMIT`.
+        Bad arguments (an ``injective`` that is not a bool among them), ``V = 1`` (every ``F``
+        fits: one fact set), or a budget whose exact check exceeds :data:`EXACT_BITS_LIMIT`.
 
     References
     ----------
@@ -311,6 +320,7 @@ def max_facts(num_parameters: int, bits: int, *, num_values: int | None = None,
     """
     W = _count("num_parameters", num_parameters)
     b = _count("bits", bits, 1)
+    injective = as_bool(injective, "injective")
     budget = b * W
     if num_values is not None:
         V = _count("num_values", num_values, 2)

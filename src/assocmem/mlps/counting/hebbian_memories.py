@@ -28,7 +28,9 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
+from assocmem._checks import as_int, seed_int
 from assocmem.linear.memory import OuterProductMemory
+from assocmem.mlps._checks import as_bool
 from assocmem.mlps.counting.bound import _count
 from assocmem.mlps.facts import FactSet, make_fact_set
 from assocmem.mlps.margins import fact_margins, gram_from_features, output_margins
@@ -110,7 +112,8 @@ def hebbian_gram(keys: torch.Tensor, kernel: str = "linear") -> torch.Tensor:
     Raises
     ------
     ValueError
-        An unknown kernel or keys that are not 2-D.
+        An unknown kernel, or keys that are not a finite real 2-D tensor (float16 / bfloat16
+        refused) or whose Gram matrix overflows float64.
 
     References
     ----------
@@ -190,20 +193,26 @@ def hebbian_f_sweep(d: int, num_facts, kernels=HEBBIAN_KERNELS, seeds=(0,), tied
     Raises
     ------
     ValueError
-        Bad sizes or an unknown kernel.
+        Bad sizes (a ``d`` or an entry of ``num_facts`` that is not a positive integer; ``2.5``
+        is refused, not truncated), a seed that is not an integer, a ``tied`` entry that is not a
+        bool, or an unknown kernel.
 
     References
     ----------
     Seed 001, eq. 5; App. A.3.2 (the exact-``K_2`` ``F``-sweep uses ``d = 32``).
     """
     kernels = [_check_kernel(k) for k in kernels]
+    d = as_int(d, "d", minimum=1)
+    tied = [as_bool(t, "tied entry") for t in tied]
+    num_facts = [as_int(F, "num_facts entry", minimum=1) for F in num_facts]
+    seeds = [seed_int(s) for s in seeds]
     rows = []
     for t in tied:
         for F in num_facts:
             for s in seeds:
-                facts = make_fact_set(int(F), d, tied=bool(t), seed=int(s), device=device)
+                facts = make_fact_set(F, d, tied=t, seed=s, device=device)
                 for k in kernels:
-                    rows.append({"kernel": k, "tied": bool(t), "d": d, "F": int(F), "seed": int(s),
+                    rows.append({"kernel": k, "tied": t, "d": d, "F": F, "seed": s,
                                  **hebbian_point(facts, k)})
     return pd.DataFrame(rows)
 
@@ -262,7 +271,8 @@ def hebbian_capacity(d: int, kernel: str = "linear", seed: int = 0, tied: bool =
     Raises
     ------
     ValueError
-        Bad arguments, or no failure up to ``hi``.
+        Bad arguments (a ``d`` that is not a positive integer, a ``tied`` that is not a bool, a
+        seed that is not an integer, a bad search range), or no failure up to ``hi``.
 
     References
     ----------
@@ -270,6 +280,9 @@ def hebbian_capacity(d: int, kernel: str = "linear", seed: int = 0, tied: bool =
     """
     _check_kernel(kernel)
     lo = _count("lo", lo, 2)
+    d = as_int(d, "d", minimum=1)
+    tied = as_bool(tied, "tied")
+    seed = seed_int(seed)
 
     def fails(F: int) -> float:
         facts = make_fact_set(F, d, tied=tied, seed=seed, device=device)
@@ -309,7 +322,7 @@ def hebbian_capacity_scan(dims, kernels=HEBBIAN_KERNELS, seeds=(0,), tied: bool 
         ds = dims[k] if isinstance(dims, dict) else dims
         for d in ds:
             for s in seeds:
-                r = hebbian_capacity(int(d), k, seed=int(s), tied=tied, device=device)
-                rows.append({"kernel": k, "d": int(d), "seed": int(s), "capacity": r.capacity,
+                r = hebbian_capacity(d, k, seed=s, tied=tied, device=device)
+                rows.append({"kernel": k, "d": as_int(d, "d"), "seed": seed_int(s), "capacity": r.capacity,
                              "evaluations": r.search.n_evaluations, "monotone": r.search.monotone})
     return pd.DataFrame(rows)

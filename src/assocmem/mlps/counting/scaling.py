@@ -22,8 +22,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
+from assocmem._checks import seed_int
+from assocmem.mlps._checks import real_array
 from assocmem.mlps.counting.bound import _count
 from assocmem.mlps.counting.hebbian_memories import _check_kernel, hebbian_gram
 from assocmem.mlps.facts import make_fact_set
@@ -120,15 +123,15 @@ def crosstalk_second_moment_mc(num_facts: int, d: int, kernel: str = "linear",
     Raises
     ------
     ValueError
-        Fewer than two seeds, or bad sizes.
+        Fewer than two seeds, a seed that is not an integer, or bad sizes.
     """
-    seeds = list(seeds)
+    seeds = [seed_int(s) for s in seeds]
     if len(seeds) < 2:
         raise ValueError("need at least two seeds for a standard error")
     F = _count("num_facts", num_facts, 2)
     per_seed = []
     for s in seeds:
-        facts = make_fact_set(F, d, tied=False, seed=int(s))
+        facts = make_fact_set(F, d, tied=False, seed=s)
         _, z = signal_crosstalk(hebbian_gram(facts.keys, kernel), facts.targets)  # (F, F)
         per_seed.append(float((z**2).sum()) / (F * (F - 1)))  # diagonal of z is zero
     x = torch.tensor(per_seed, dtype=torch.float64)
@@ -163,12 +166,11 @@ def capacity_heuristic(d, kernel: str = "linear"):
     Raises
     ------
     ValueError
-        An unknown kernel or ``d <= 0``.
+        An unknown kernel, or a ``d`` that is not a positive finite real number (or an array of
+        them; booleans and strings refused).
     """
-    import numpy as np
-
     c, p = HEURISTIC_CONSTANTS[_check_kernel(kernel)]
-    dd = np.asarray(d, dtype=float)
+    dd = real_array(d, "d")
     if np.any(dd <= 0):
         raise ValueError("d must be positive")
     X = c * dd**p
@@ -206,11 +208,10 @@ def power_law_fit(x, y) -> PowerLawFit:
     Raises
     ------
     ValueError
-        Fewer than three points, non-positive values, or a single distinct ``x``.
+        Fewer than three points, non-positive or non-finite values, booleans or strings, or a
+        single distinct ``x``.
     """
-    import numpy as np
-
-    xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    xa, ya = real_array(x, "x"), real_array(y, "y")
     if xa.shape != ya.shape or xa.ndim != 1 or xa.size < 3:
         raise ValueError("x and y must be 1-D of the same length >= 3")
     if not (np.all(np.isfinite(xa)) and np.all(np.isfinite(ya)) and np.all(xa > 0) and np.all(ya > 0)):

@@ -9,10 +9,10 @@ and Lemma B.34 modules use; :func:`unit_rows` is public and re-exported by the p
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from assocmem._checks import seed_int as _seed
+from assocmem.mlps._checks import float_tensor, real_array
 
 __all__ = [
     "unit_rows",
@@ -24,13 +24,15 @@ _EPS = float(torch.finfo(_F64).eps)
 
 
 def _f64(x, name: str, ndim: int | None = None, device=None) -> torch.Tensor:
-    t = x if isinstance(x, torch.Tensor) else torch.as_tensor(np.asarray(x, dtype=np.float64))
-    t = t.to(dtype=_F64, device=device if device is not None else t.device)
-    if ndim is not None and t.dim() != ndim:
-        raise ValueError(f"{name} must be {ndim}-D; got shape {tuple(t.shape)}")
-    if not torch.isfinite(t).all():
-        raise ValueError(f"{name} has non-finite entries")
-    return t
+    """``x`` as a finite float64 tensor of rank ``ndim`` (float16 / bfloat16, booleans in arrays,
+    strings and complex numbers refused; :mod:`assocmem.mlps._checks`)."""
+    if isinstance(x, torch.Tensor):
+        t = float_tensor(x, name, ndim)
+    else:
+        t = torch.from_numpy(real_array(x, name))
+        if ndim is not None and t.dim() != ndim:
+            raise ValueError(f"{name} must be {ndim}-D; got shape {tuple(t.shape)}")
+    return t.to(dtype=_F64, device=device if device is not None else t.device)
 
 
 def _generator(seed: int, device: torch.device) -> torch.Generator:
@@ -40,5 +42,18 @@ def _generator(seed: int, device: torch.device) -> torch.Generator:
 
 
 def unit_rows(x: torch.Tensor) -> torch.Tensor:
-    """Rows scaled to unit Euclidean norm."""
-    return x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    """Rows scaled to unit Euclidean norm.
+
+    Raises
+    ------
+    ValueError
+        ``x`` that is not a finite real tensor (float16 / bfloat16 refused), a zero row, or a
+        row whose norm overflows its dtype.
+    """
+    x = float_tensor(x, "x")
+    n = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    if not bool(torch.isfinite(n).all()):
+        raise ValueError(f"the norm of a row of x overflows {x.dtype}; rescale it")
+    if bool((n == 0).any()):
+        raise ValueError("x has a zero row, which has no direction to scale to unit norm")
+    return x / n

@@ -33,6 +33,7 @@ from torch import nn
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
 from assocmem.linear.memory import LeastSquaresMemory, OuterProductMemory
+from assocmem.mlps._checks import batch_input, check_finite_result, float_tensor
 from assocmem.mlps.facts import make_fact_set
 from assocmem.mlps.hebbian_theory._common import _EPS, _F64, _generator, unit_rows
 from assocmem.mlps.margins import hebbian_readout
@@ -74,17 +75,23 @@ class GatedMLP(nn.Module):
     Raises
     ------
     ValueError
-        Mismatched shapes or an unknown gate.
+        From the constructor, on mismatched shapes, weights that are not finite 2-D tensors of one
+        dtype (float16 / bfloat16 refused) or an unknown gate; from :meth:`features` and
+        :meth:`forward`, on an input that is not a finite real tensor ``(..., d)`` (float16 /
+        bfloat16 refused) or overflows the weights' dtype when cast to it.
     """
 
     def __init__(self, A: torch.Tensor, G: torch.Tensor, B: torch.Tensor, gate: str = "identity") -> None:
         super().__init__()
+        A, G, B = (float_tensor(w, name, 2) for w, name in ((A, "A"), (G, "G"), (B, "B")))
+        if len({A.dtype, G.dtype, B.dtype}) > 1:
+            raise ValueError(f"A, G and B must share a dtype; got {A.dtype}, {G.dtype}, {B.dtype}")
         if A.dim() != 2 or A.shape != G.shape or B.dim() != 2 or B.shape[1] != A.shape[0]:
             raise ValueError(
                 f"need A, G of shape (m, d) and B of shape (d_c, m); got {tuple(A.shape)}, "
                 f"{tuple(G.shape)}, {tuple(B.shape)}"
             )
-        if gate not in GATES:
+        if not isinstance(gate, str) or gate not in GATES:
             raise ValueError(f"unknown gate {gate!r}; expected one of {sorted(GATES)}")
         self.A = nn.Parameter(A, requires_grad=False)  # (m, d)
         self.G = nn.Parameter(G, requires_grad=False)  # (m, d)
@@ -93,7 +100,7 @@ class GatedMLP(nn.Module):
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         """Hidden activations ``phi(x) = (A x) * sigma(G x)``: ``(..., d) -> (..., m)``."""
-        x = x.to(self.A.dtype)  # (..., d)
+        x = batch_input(x, self.A.shape[1], dtype=self.A.dtype)  # (..., d)
         return (x @ self.A.T) * GATES[self.gate](x @ self.G.T)  # (..., m)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -195,13 +202,34 @@ class HebbianRewrite:
         """``m``."""
         return self.stored_features.shape[1]
 
+    def _phi(self, x, name: str) -> torch.Tensor:
+        """Features ``(Q, m)`` of a batch of inputs ``(Q, d)``, checked finite."""
+        x = batch_input(x, self.stored.shape[1], name)
+        if x.dim() != 2:
+            raise ValueError(f"{name} must be 2-D (Q, d); got shape {tuple(x.shape)}")
+        return check_finite_result(self._features(x).to(_F64), f"the features of {name}")
+
     def kernel(self, x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
-        """``K(x_a, z_b) = phi(x_a)^T Sigma^{-1} phi(z_b)``, shape ``(n_x, n_z)``."""
-        return self._features(x).to(_F64) @ self._whiten(self._features(z).to(_F64)).T  # (n_x, n_z)
+        """``K(x_a, z_b) = phi(x_a)^T Sigma^{-1} phi(z_b)``, shape ``(n_x, n_z)``.
+
+        Raises
+        ------
+        ValueError
+            ``x`` or ``z`` that is not a finite real tensor ``(n, d)`` (float16 / bfloat16
+            refused), or a kernel that overflows float64.
+        """
+        return check_finite_result(self._phi(x, "x") @ self._whiten(self._phi(z, "z")).T, "the kernel")
 
     def __call__(self, z: torch.Tensor) -> torch.Tensor:
-        """``H(z) = sum_t K(x_t, z) c_t``: ``(Q, d) -> (Q, d_c)``."""
-        gram = self.stored_features @ self._whiten(self._features(z).to(_F64)).T  # (F, Q)
+        """``H(z) = sum_t K(x_t, z) c_t``: ``(Q, d) -> (Q, d_c)``.
+
+        Raises
+        ------
+        ValueError
+            ``z`` that is not a finite real tensor ``(Q, d)`` (float16 / bfloat16 refused), or
+            reads that overflow float64.
+        """
+        gram = self.stored_features @ self._whiten(self._phi(z, "z")).T  # (F, Q)
         return hebbian_readout(gram, self.codes)  # (Q, d_c)
 
 
@@ -235,7 +263,9 @@ def hebbian_rewrite(model, stored: torch.Tensor, *, inverse: str = "solve",
     Raises
     ------
     ValueError
-        Unknown ``inverse``; no feature map; ``stored`` not 2-D; or, for ``"solve"``, a singular
+        Unknown ``inverse``; no feature map; ``stored`` that is not a finite real 2-D tensor with
+        at least one row (float16 / bfloat16 refused); features or MLP outputs of the stored
+        inputs that are not finite or of the wrong shape; or, for ``"solve"``, a singular
         ``Sigma`` (it needs ``m <= F``, and for the bilinear gate also ``m <= d(d+1)/2``, since
         ``(A x) * (G x)`` lies in the ``d(d+1)/2``-dimensional space of quadratic forms).
 
@@ -250,9 +280,15 @@ def hebbian_rewrite(model, stored: torch.Tensor, *, inverse: str = "solve",
         raise ValueError("pass features= or a model with a features(x) method")
     if not isinstance(stored, torch.Tensor) or stored.dim() != 2:
         raise ValueError("stored must be a 2-D tensor (F, d)")
+    float_tensor(stored, "stored", 2, min_rows=1)
     with torch.no_grad():
         Phi = phi_fn(stored).to(_F64)  # (F, m)
         Y = model(stored).to(_F64)  # (F, d_c): y_t = MLP(x_t)
+    if Phi.dim() != 2 or Y.dim() != 2 or Phi.shape[0] != stored.shape[0] or Y.shape[0] != stored.shape[0]:
+        raise ValueError(f"features(stored) and model(stored) must be 2-D with {stored.shape[0]} rows; got "
+                         f"{tuple(Phi.shape)}, {tuple(Y.shape)}")
+    check_finite_result(Phi, "features(stored)")
+    check_finite_result(Y, "model(stored)")
     F, m = Phi.shape
     sigma = Phi.T @ Phi / F  # (m, m)
     s = torch.linalg.svdvals(Phi)  # (min(F, m),)
@@ -312,13 +348,23 @@ def rewrite_errors(model, rewrite: HebbianRewrite, queries: torch.Tensor) -> dic
     dict
         ``stored`` and ``fresh``: ``max |H(z) - MLP(z)| / max |MLP(z)|`` over the stored inputs and
         over the queries; ``scale_stored``, ``scale_fresh``: the ``max |MLP(z)|`` used.
+
+    Raises
+    ------
+    ValueError
+        Queries that are not a finite real tensor ``(Q, d)`` (float16 / bfloat16 refused), MLP
+        outputs that are not finite, or an MLP that outputs only zeros on the stored inputs or the
+        queries (the relative error is then undefined).
     """
     out = {}
     with torch.no_grad():
         for name, z in (("stored", rewrite.stored), ("fresh", queries)):
-            y = model(z).to(_F64)  # (Q, d_c)
-            h = rewrite(z)  # (Q, d_c)
-            scale = float(y.abs().max())
+            h = rewrite(z)  # (Q, d_c); checks z
+            y = check_finite_result(model(z).to(_F64), f"model({name} inputs)")  # (Q, d_c)
+            scale = float(y.abs().max()) if y.numel() else 0.0
+            if scale == 0.0:
+                raise ValueError(f"the MLP's outputs on the {name} inputs are all zero (or there are none): "
+                                 "the relative error max |H - MLP| / max |MLP| is undefined")
             out[name] = float((h - y).abs().max()) / scale
             out[f"scale_{name}"] = scale
     return out

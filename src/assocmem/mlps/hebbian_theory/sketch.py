@@ -29,8 +29,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from assocmem._checks import positive_int as _positive_int, seed_int as _seed
+from assocmem._checks import as_real, positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
+from assocmem.mlps._checks import check_finite_result, float_tensor, real_array
 from assocmem.mlps.hebbian_theory._common import _F64, _f64, _generator
 
 __all__ = [
@@ -52,10 +53,12 @@ def pair_with_overlap(d: int, rho: float, seed: int = 0, device="cpu") -> tuple[
     Raises
     ------
     ValueError
-        ``d < 2`` or ``|rho| > 1``.
+        ``d < 2``, or a ``rho`` that is not a real number in ``[-1, 1]`` (booleans and strings
+        refused).
     """
     d = _positive_int("d", d)
-    if d < 2 or not -1.0 <= float(rho) <= 1.0:
+    rho = as_real(rho, "rho")
+    if d < 2 or not -1.0 <= rho <= 1.0:
         raise ValueError(f"need d >= 2 and |rho| <= 1; got d={d}, rho={rho!r}")
     dev = resolve_device(device)
     Q, _ = torch.linalg.qr(torch.randn(d, 2, generator=_generator(seed, dev), dtype=_F64, device=dev))
@@ -64,7 +67,16 @@ def pair_with_overlap(d: int, rho: float, seed: int = 0, device="cpu") -> tuple[
 
 
 def overlap_pairs(d: int, rhos: Sequence[float], seed: int = 0, device="cpu") -> tuple[torch.Tensor, torch.Tensor]:
-    """Stacked :func:`pair_with_overlap` pairs: ``x, z`` of shape ``(len(rhos), d)`` with ``<x_i, z_i> = rhos[i]``."""
+    """Stacked :func:`pair_with_overlap` pairs: ``x, z`` of shape ``(len(rhos), d)`` with ``<x_i, z_i> = rhos[i]``.
+
+    Raises
+    ------
+    ValueError
+        An empty ``rhos``, or anything :func:`pair_with_overlap` rejects.
+    """
+    rhos = list(rhos)
+    if not rhos:
+        raise ValueError("rhos must hold at least one overlap")
     pairs = [pair_with_overlap(d, r, seed=_seed(seed) + i, device=device) for i, r in enumerate(rhos)]
     return torch.stack([p[0] for p in pairs]), torch.stack([p[1] for p in pairs])
 
@@ -73,8 +85,15 @@ def bonferroni_z(n_tests: int, alpha: float = 1e-3) -> float:
     """Two-sided z threshold so that ``n_tests`` Gaussian z-scores all pass with probability ``>= 1 - alpha``.
 
     ``Phi^{-1}(1 - alpha / (2 n))``: 3.29 for one test at ``alpha = 10^-3``, 4.26 for 45 tests.
+
+    Raises
+    ------
+    ValueError
+        ``n_tests < 1``, or an ``alpha`` that is not a real number in ``(0, 1)`` (booleans and
+        strings refused).
     """
     n_tests = _positive_int("n_tests", n_tests)
+    alpha = as_real(alpha, "alpha")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1); got {alpha!r}")
     return float(NormalDist().inv_cdf(1 - alpha / (2 * n_tests)))
@@ -95,14 +114,27 @@ def sketch_kernel(x: torch.Tensor, z: torch.Tensor, A: torch.Tensor, G: torch.Te
     -------
     torch.Tensor, shape ``(..., n)``
 
+    Raises
+    ------
+    ValueError
+        Inputs that are not finite real tensors of one dtype (float16 / bfloat16 refused), or
+        shapes other than the ones above.
+
     References
     ----------
     Seed 001, Lemma B.2 (App. B.2.2) and eq. 8.
     """
+    x, z = _pairs(x, z)
+    A, G = float_tensor(A, "A"), float_tensor(G, "G")
+    if A.dim() < 2 or A.shape != G.shape or A.shape[-1] != x.shape[1]:
+        raise ValueError(f"A and G must have one shape (..., m, {x.shape[1]}); got {tuple(A.shape)}, "
+                         f"{tuple(G.shape)}")
+    if len({x.dtype, A.dtype, G.dtype}) > 1:
+        raise ValueError(f"x, z, A and G must share a dtype; got {x.dtype}, {A.dtype}, {G.dtype}")
     m = A.shape[-2]
     ax, az = A @ x.T, A @ z.T  # (..., m, n)
     gx, gz = G @ x.T, G @ z.T  # (..., m, n)
-    return (ax * az * gx * gz).sum(-2) / m  # (..., n)
+    return check_finite_result((ax * az * gx * gz).sum(-2) / m, "the sketched kernel")  # (..., n)
 
 
 def sketch_variance(x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
@@ -120,10 +152,25 @@ def sketch_variance(x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
     Returns
     -------
     torch.Tensor, shape ``(n,)``
+
+    Raises
+    ------
+    ValueError
+        ``x`` and ``z`` that are not finite real 2-D tensors of one shape and dtype.
     """
+    x, z = _pairs(x, z)
     rho = (x * z).sum(-1)
     nn2 = (x * x).sum(-1) * (z * z).sum(-1)
     return (nn2 + 2 * rho**2) ** 2 - rho**4
+
+
+def _pairs(x, z) -> tuple[torch.Tensor, torch.Tensor]:
+    """Paired rows ``x, z`` ``(n, d)``: finite real tensors of one shape and dtype."""
+    x, z = float_tensor(x, "x", 2), float_tensor(z, "z", 2)
+    if x.shape != z.shape or x.dtype != z.dtype:
+        raise ValueError(f"x and z must have one shape and dtype; got {tuple(x.shape)} {x.dtype}, "
+                         f"{tuple(z.shape)} {z.dtype}")
+    return x, z
 
 
 @dataclass
@@ -204,7 +251,8 @@ def sketch_error(x: torch.Tensor, z: torch.Tensor, ms: Sequence[int], draws: int
     Raises
     ------
     ValueError
-        Mismatched shapes, an empty ``ms``, ``draws < 2``.
+        ``x`` or ``z`` not finite real 2-D arrays (float16 / bfloat16 refused), mismatched shapes,
+        an empty ``ms`` or a width below 1, ``draws < 2``, or ``max_rows < 1``.
 
     References
     ----------
@@ -218,6 +266,7 @@ def sketch_error(x: torch.Tensor, z: torch.Tensor, ms: Sequence[int], draws: int
     if not ms:
         raise ValueError("ms must not be empty")
     draws = _positive_int("draws", draws)
+    max_rows = _positive_int("max_rows", max_rows)
     if draws < 2:
         raise ValueError("draws must be at least 2 (standard errors need a spread)")
     d = x.shape[1]
@@ -278,14 +327,17 @@ def loglog_fit(x, y, se_log_y) -> LogLogFit:
     Raises
     ------
     ValueError
-        Fewer than two points, non-positive ``x`` or ``y``, or all ``x`` equal.
+        Fewer than two points, non-positive ``x`` or ``y``, a negative standard error, entries
+        that are not finite real numbers (booleans and strings refused), or all ``x`` equal.
     """
-    u, v = np.log(np.asarray(x, dtype=float)), np.asarray(y, dtype=float)
-    s = np.asarray(se_log_y, dtype=float)
-    if u.shape != v.shape or u.shape != s.shape or u.size < 2:
+    xa, v, s = real_array(x, "x"), real_array(y, "y"), real_array(se_log_y, "se_log_y")
+    if xa.shape != v.shape or xa.shape != s.shape or xa.ndim != 1 or xa.size < 2:
         raise ValueError("x, y and se_log_y must be 1-D arrays of the same length >= 2")
-    if not (np.all(np.isfinite(u)) and np.all(v > 0)):
+    if not (np.all(xa > 0) and np.all(v > 0)):
         raise ValueError("x and y must be positive")
+    if np.any(s < 0):
+        raise ValueError("se_log_y must be >= 0 (standard errors)")
+    u = np.log(xa)
     v = np.log(v)
     du = u - u.mean()
     sxx = float((du**2).sum())

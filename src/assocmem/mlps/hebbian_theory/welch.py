@@ -94,7 +94,10 @@ def welch_frobenius_bound(K: torch.Tensor, m: int | None = None) -> WelchFrobeni
     Raises
     ------
     ValueError
-        Not square, ``F < 2``, or an ``m`` below the numerical rank of ``K``.
+        ``K`` that is not a finite real 2-D array (float16 / bfloat16 refused), not square,
+        ``F < 2``, a diagonal entry ``K_ii <= 0`` (the coherence divides by ``K_ii K_jj``; a PSD
+        kernel with ``K_ii = 0`` has a zero row), or an ``m`` that is not an integer at least the
+        numerical rank of ``K``.
 
     References
     ----------
@@ -110,6 +113,9 @@ def welch_frobenius_bound(K: torch.Tensor, m: int | None = None) -> WelchFrobeni
     if m < rank:
         raise ValueError(f"m = {m} is below the numerical rank {rank} of K")
     diag = K.diagonal()
+    if not bool((diag > 0).all()):
+        raise ValueError(f"K must have a positive diagonal (the coherence divides by K_ii K_jj); got a "
+                         f"minimum of {float(diag.min()):.3g}")
     tr = float(diag.sum())
     frob = float((K * K).sum())
     bound = tr * tr / m

@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from assocmem._checks import positive_int as _positive_int, seed_int as _seed
+from assocmem._checks import as_int, positive_int as _positive_int, seed_int as _seed
+from assocmem.mlps._checks import check_finite_result
 from assocmem.mlps.hebbian_theory._common import _F64, _f64, _generator
 
 __all__ = [
@@ -40,16 +41,58 @@ __all__ = [
 
 
 def feature_covariance(Phi: torch.Tensor) -> torch.Tensor:
-    """``Sigma = Phi^T Phi / F`` (eq. 12), shape ``(m, m)``, for ``Phi`` of shape ``(F, m)``."""
+    """``Sigma = Phi^T Phi / F`` (eq. 12), shape ``(m, m)``, for ``Phi`` of shape ``(F, m)``.
+
+    Raises
+    ------
+    ValueError
+        ``Phi`` that is not a finite real 2-D array (float16 / bfloat16 refused), ``F = 0``, or a
+        covariance that overflows float64.
+    """
+    Phi = _stored_features(Phi)
+    return check_finite_result(Phi.T @ Phi / Phi.shape[0], "Sigma = Phi^T Phi / F")
+
+
+def _stored_features(Phi) -> torch.Tensor:
+    """``Phi`` ``(F, m)`` as a finite float64 tensor with at least one stored row."""
     Phi = _f64(Phi, "Phi", 2)
-    return Phi.T @ Phi / Phi.shape[0]
+    if Phi.shape[0] == 0:
+        raise ValueError("Phi must have at least one row (F >= 1 stored keys); got shape "
+                         f"{tuple(Phi.shape)}")
+    return Phi
+
+
+def _preconditioners(M, m: int) -> torch.Tensor:
+    """``M`` ``(..., m, m)`` as a finite float64 tensor."""
+    M = _f64(M, "M")
+    if M.dim() < 2 or M.shape[-2:] != (m, m):
+        raise ValueError(f"M must have shape (..., {m}, {m}); got {tuple(M.shape)}")
+    return M
+
+
+def _covariance(sigma) -> torch.Tensor:
+    """``sigma`` ``(m, m)`` as a finite float64 tensor."""
+    sigma = _f64(sigma, "sigma", 2)
+    if sigma.shape[0] != sigma.shape[1]:
+        raise ValueError(f"sigma must be square (m, m); got {tuple(sigma.shape)}")
+    return sigma
 
 
 def kernel_energy_reference(Phi: torch.Tensor, M: torch.Tensor) -> float:
-    """``||Phi M Phi^T||_F^2`` computed from the ``F x F`` kernel itself (reference form)."""
-    Phi, M = _f64(Phi, "Phi", 2), _f64(M, "M", 2)
+    """``||Phi M Phi^T||_F^2`` computed from the ``F x F`` kernel itself (reference form).
+
+    Raises
+    ------
+    ValueError
+        Inputs that are not finite real 2-D arrays (float16 / bfloat16 refused), ``F = 0``,
+        ``M`` not ``(m, m)``, or an energy that overflows float64.
+    """
+    Phi = _stored_features(Phi)
+    M = _preconditioners(M, Phi.shape[1])
+    if M.dim() != 2:
+        raise ValueError(f"M must be 2-D (m, m); got shape {tuple(M.shape)}")
     K = Phi @ M @ Phi.T  # (F, F)
-    return float((K * K).sum())
+    return float(check_finite_result((K * K).sum(), "||Phi M Phi^T||_F^2"))
 
 
 def kernel_energy(sigma: torch.Tensor, M: torch.Tensor, F: int) -> torch.Tensor:
@@ -63,13 +106,24 @@ def kernel_energy(sigma: torch.Tensor, M: torch.Tensor, F: int) -> torch.Tensor:
     M : torch.Tensor, shape ``(..., m, m)``
         One preconditioner or a batch of them.
     F : int
+        ``F >= 1``.
 
     Returns
     -------
-    torch.Tensor, shape ``(...)``
+    torch.Tensor, shape ``(...)``, float64
+
+    Raises
+    ------
+    ValueError
+        ``sigma`` or ``M`` that is not a finite real array of the stated shape (float16 /
+        bfloat16 refused), an ``F`` that is not an integer ``>= 1``, or an energy that overflows
+        float64.
     """
+    sigma = _covariance(sigma)
+    M = _preconditioners(M, sigma.shape[0]).to(sigma.device)
+    F = as_int(F, "F", minimum=1)
     MS = M @ sigma  # (..., m, m)
-    return F * F * (MS * MS.transpose(-1, -2)).sum((-1, -2))  # tr(MS MS)
+    return check_finite_result(F * F * (MS * MS.transpose(-1, -2)).sum((-1, -2)), "||K_M||_F^2")  # tr(MS MS)
 
 
 def whitened_kernel_energy(Phi: torch.Tensor) -> float:
@@ -80,19 +134,20 @@ def whitened_kernel_energy(Phi: torch.Tensor) -> float:
     Raises
     ------
     ValueError
-        ``Sigma`` is singular (``rank Phi < m``).
+        ``Sigma`` is singular (``rank Phi < m``), ``Phi`` is not a finite real 2-D array
+        (float16 / bfloat16 refused) or has no row, or the energy overflows float64.
 
     References
     ----------
     Seed 001, App. B.2.4, Lemma B.3.
     """
-    Phi = _f64(Phi, "Phi", 2)
+    Phi = _stored_features(Phi)
     sigma = feature_covariance(Phi)
     L, info = torch.linalg.cholesky_ex(sigma)
     if int(info) != 0:
         raise ValueError("Sigma is singular; full whitening needs rank Phi = m")
     K = Phi @ torch.cholesky_solve(Phi.T, L)  # (F, F)
-    return float((K * K).sum())
+    return float(check_finite_result((K * K).sum(), "||Phi Sigma^-1 Phi^T||_F^2"))
 
 
 def key_crowding(Phi: torch.Tensor, M: torch.Tensor, sigma: torch.Tensor | None = None) -> torch.Tensor:
@@ -109,24 +164,58 @@ def key_crowding(Phi: torch.Tensor, M: torch.Tensor, sigma: torch.Tensor | None 
 
     Returns
     -------
-    torch.Tensor, shape ``(...)``
+    torch.Tensor, shape ``(...)``, float64
+
+    Raises
+    ------
+    ValueError
+        Inputs that are not finite real arrays of the stated shapes (float16 / bfloat16
+        refused), ``F = 0``, or a statistic that overflows float64.
 
     References
     ----------
     Seed 001, App. B.2.4 (the key-crowding statistic before eq. 15), Definition B.10.
     """
-    F = Phi.shape[0]
-    sigma = feature_covariance(Phi) if sigma is None else sigma
+    Phi = _stored_features(Phi)
+    F, m = Phi.shape
+    M = _preconditioners(M, m).to(Phi.device)
+    sigma = feature_covariance(Phi) if sigma is None else _covariance(sigma).to(Phi.device)
+    if sigma.shape != (m, m):
+        raise ValueError(f"sigma must have shape ({m}, {m}); got {tuple(sigma.shape)}")
     col = F * ((Phi @ (M @ sigma @ M)) * Phi).sum(-1)  # (..., F): sum_t K_ti^2
     diag = ((Phi @ M) * Phi).sum(-1)  # (..., F): K_ii
-    return (col - diag**2).max(-1).values
+    return check_finite_result((col - diag**2).max(-1).values, "E_K")
 
 
 def normalise_preconditioner(M: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
-    """Scale ``M`` so that ``tr(M Sigma) = m`` (eq. 16: the average self-kernel is fixed)."""
+    """Scale ``M`` so that ``tr(M Sigma) = m`` (eq. 16: the average self-kernel is fixed).
+
+    Raises
+    ------
+    ValueError
+        Inputs that are not finite real arrays of shapes ``(..., m, m)`` and ``(m, m)`` (float16 /
+        bfloat16 refused), or a preconditioner with ``tr(M Sigma) <= 0`` (no positive scale
+        normalises it; ``M`` and ``Sigma`` must be positive semi-definite and not orthogonal).
+    """
+    sigma = _covariance(sigma)
     m = sigma.shape[0]
+    M = _preconditioners(M, m).to(sigma.device)
     t = (M * sigma.T).sum((-1, -2))  # tr(M Sigma), (...)
-    return M * (m / t)[..., None, None]
+    if not bool((t > 0).all()):
+        raise ValueError("every preconditioner needs tr(M Sigma) > 0 to be normalised to tr(M Sigma) = m; "
+                         f"got a minimum of {float(t.min()):.3g}")
+    return check_finite_result(M * (m / t)[..., None, None], "the normalised preconditioner")
+
+
+def _check_positive_definite(sigma: torch.Tensor) -> None:
+    """A :class:`ValueError` unless ``sigma`` is (numerically) positive definite."""
+    _, info = torch.linalg.cholesky_ex(sigma)
+    ev = torch.linalg.eigvalsh((sigma + sigma.T) / 2)
+    if int(info) != 0 or not float(ev[0]) > sigma.shape[0] * float(torch.finfo(_F64).eps) * float(ev[-1]):
+        raise ValueError(
+            f"Sigma must be positive definite (smallest eigenvalue {float(ev[0]):.3g}, largest "
+            f"{float(ev[-1]):.3g}): its negative powers and full whitening need rank Phi = m"
+        )
 
 
 def _sym_sqrt(sigma: torch.Tensor, power: float) -> torch.Tensor:
@@ -156,8 +245,16 @@ def random_preconditioners(sigma: torch.Tensor, n: int, seed: int = 0) -> dict[s
     -------
     dict
         Family name -> tensor ``(n, m, m)``, each normalised by :func:`normalise_preconditioner`.
+
+    Raises
+    ------
+    ValueError
+        A ``sigma`` that is not a finite real ``(m, m)`` array or not positive definite (the
+        ``"partial"`` and ``"perturbed"`` families take its negative powers), ``n < 1``, or a
+        non-integer seed.
     """
-    sigma = _f64(sigma, "sigma", 2)
+    sigma = _covariance(sigma)
+    _check_positive_definite(sigma)
     n = _positive_int("n", n)
     m, dev = sigma.shape[0], sigma.device
     gen = _generator(seed, dev)
@@ -201,13 +298,21 @@ def preconditioner_experiment(Phi: torch.Tensor, n: int, seed: int = 0) -> pd.Da
         ``e_k`` and ``e_k_ratio`` (``E_K`` relative to full whitening's). Every ``M`` satisfies
         ``tr(M Sigma) = m``.
 
+    Raises
+    ------
+    ValueError
+        ``Phi`` that is not a finite real 2-D array (float16 / bfloat16 refused) or has no row,
+        a singular ``Sigma`` (``rank Phi < m``: full whitening needs ``Sigma^{-1}``), ``n < 1``,
+        or a non-integer seed.
+
     References
     ----------
     Seed 001, App. B.2.4 (eqs. 15-16, Lemma B.3), Algorithm 1 lines 6-19.
     """
-    Phi = _f64(Phi, "Phi", 2)
+    Phi = _stored_features(Phi)
     F, m = Phi.shape
     sigma = feature_covariance(Phi)
+    _check_positive_definite(sigma)
     refs = {
         "full": torch.linalg.inv(sigma),
         "none": torch.eye(m, dtype=_F64, device=Phi.device),

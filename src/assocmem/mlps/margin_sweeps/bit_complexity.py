@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import torch
 
+from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.mlps import margins as M
+from assocmem.mlps._checks import float_tensor
 from assocmem.mlps.facts import make_fact_set
 from assocmem.mlps.margin_sweeps.points import sub_seeds
 from assocmem.mlps.mlp import BilinearMLP, hebbian_mlp
@@ -84,20 +86,23 @@ def theorem_b6_bits(
     Raises
     ------
     ValueError
-        Empty ``matrices``, non-positive radii or ``max_bits < 1``.
+        Empty ``matrices`` or matrices that are not finite real 2-D tensors (float16 / bfloat16
+        refused), a ``gamma0`` that is not a finite real number, radii that are not finite reals
+        ``> 0``, or a ``max_bits`` that is not an integer ``>= 1`` (booleans and strings are
+        refused throughout).
 
     References
     ----------
     Seed 001, App. B.2.6: Lemma B.4 (margin robustness), Lemma B.5 (``3 M^2 ||x||^2``),
     Theorem B.6 (eq. 21).
     """
-    if not matrices:
-        raise ValueError("matrices must not be empty")
-    if not (key_radius > 0 and value_radius > 0):
-        raise ValueError("key_radius and value_radius must be positive")
-    if max_bits < 1:
-        raise ValueError(f"max_bits must be >= 1; got {max_bits}")
-    mats = {k: v.detach().to(torch.float64) for k, v in matrices.items()}
+    if not isinstance(matrices, Mapping) or not matrices:
+        raise ValueError("matrices must be a non-empty mapping of name -> tensor")
+    gamma0 = as_real(gamma0, "gamma0")
+    key_radius = as_real(key_radius, "key_radius", minimum=0.0, strict_min=True)
+    value_radius = as_real(value_radius, "value_radius", minimum=0.0, strict_min=True)
+    max_bits = as_int(max_bits, "max_bits", minimum=1)
+    mats = {k: float_tensor(v, f"matrices[{k!r}]", 2).detach().to(torch.float64) for k, v in matrices.items()}
     scale = {k: float(v.abs().max()) for k, v in mats.items()}
     op = {k: float(torch.linalg.matrix_norm(v, ord=2)) for k, v in mats.items()}
     size = {k: v.numel() for k, v in mats.items()}
@@ -117,7 +122,15 @@ def theorem_b6_bits(
 
 @dataclass(frozen=True)
 class BitsConfig:
-    """Bit sweep in the regime of Corollary B.8: ``F = alpha d^2`` and ``m d = c F ln F``."""
+    """Bit sweep in the regime of Corollary B.8: ``F = alpha d^2`` and ``m d = c F ln F``.
+
+    Raises
+    ------
+    ValueError
+        On construction: an empty ``ds`` or widths that are not positive integers, an ``alpha`` or
+        ``width_factor`` that is not a finite real ``> 0``, ``reps`` not a positive integer,
+        ``max_bits`` outside ``[1, 64]``, or a non-integer seed.
+    """
 
     ds: tuple[int, ...]  # embedding widths d (from 32: below, the value coherence of a small d
     #                      dominates the margin and there is no constant slack to keep)
@@ -126,6 +139,18 @@ class BitsConfig:
     reps: int  # replicates per d
     max_bits: int  # bits scanned: 1 .. max_bits
     seed: int = 0  # base seed
+
+    def __post_init__(self):
+        if not self.ds:
+            raise ValueError("ds must hold at least one embedding width")
+        for d in self.ds:
+            positive_int("ds entry", d)
+        as_real(self.alpha, "alpha", minimum=0.0, strict_min=True)
+        as_real(self.width_factor, "width_factor", minimum=0.0, strict_min=True)
+        positive_int("reps", self.reps)
+        if not 1 <= positive_int("max_bits", self.max_bits) <= 64:
+            raise ValueError(f"max_bits must lie in [1, 64]; got {self.max_bits}")
+        seed_int(self.seed)
 
 
 def bits_points(config: BitsConfig) -> list[dict]:

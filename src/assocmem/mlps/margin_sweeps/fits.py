@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem.mlps import margins as M
+from assocmem.mlps._checks import real_array
 from assocmem.mlps.margin_sweeps.points import SPIKE_FORMS
 
 __all__ = [
@@ -355,7 +356,19 @@ def smallest_noisy_constant(frame: pd.DataFrame, C_L: float = 1.0, delta: float 
 
 
 def log2_slope(x, y) -> float:
-    """Least-squares slope of ``y`` against ``log2(x)``: the change in ``y`` per doubling of ``x``."""
-    x = np.log2(np.asarray(x, dtype=float))
-    y = np.asarray(y, dtype=float)
-    return float(np.polyfit(x, y, 1)[0])
+    """Least-squares slope of ``y`` against ``log2(x)``: the change in ``y`` per doubling of ``x``.
+
+    Raises
+    ------
+    ValueError
+        ``x`` and ``y`` that are not 1-D arrays of finite real numbers of one length (booleans,
+        strings, None and NaN refused), a non-positive ``x``, or fewer than two distinct ``x``.
+    """
+    x, y = real_array(x, "x"), real_array(y, "y")
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"x and y must be 1-D of one length; got shapes {x.shape}, {y.shape}")
+    if np.any(x <= 0):
+        raise ValueError("x must be positive (its log2 is taken)")
+    if np.unique(x).size < 2:
+        raise ValueError("x needs at least two distinct values for a slope")
+    return float(np.polyfit(np.log2(x), y, 1)[0])

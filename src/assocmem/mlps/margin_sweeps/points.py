@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.mlps import margins as M
 from assocmem.mlps.facts import make_fact_set, random_direction, with_spike
 from assocmem.mlps.mlp import exact_k2_memory, hebbian_mlp
@@ -62,8 +63,14 @@ def sub_seeds(base: int, n: int) -> list[int]:
     -------
     list of int
         The same list on every machine.
+
+    Raises
+    ------
+    ValueError
+        A ``base`` that is not an integer ``>= 0`` or an ``n`` that is not an integer ``>= 0``
+        (``2.5`` is refused, not truncated).
     """
-    state = np.random.SeedSequence(int(base)).generate_state(n)
+    state = np.random.SeedSequence(as_int(base, "base", minimum=0)).generate_state(as_int(n, "n", minimum=0))
     return [int(s) % 2**31 for s in state]
 
 
@@ -88,6 +95,19 @@ def _subset(values: list, stride: int) -> list:
     return values[::stride]
 
 
+def _check_config(config, positive: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """Validate a sweep config's sizes (positive integers; ``optional`` ones may be None) and seed.
+
+    Only validates: the fields stay as given, since the point seeds hash them.
+    """
+    for name in positive:
+        positive_int(name, getattr(config, name))
+    for name in optional:
+        if getattr(config, name) is not None:
+            positive_int(name, getattr(config, name))
+    seed_int(config.seed)
+
+
 def _margin_summary(margins: torch.Tensor) -> dict:
     """``gamma_min``, the mean per-fact margin and the fraction of facts with a positive margin."""
     return {
@@ -103,7 +123,15 @@ def _margin_summary(margins: torch.Tensor) -> dict:
 
 @dataclass(frozen=True)
 class IsotropicConfig:
-    """An isotropic margin sweep: vary ``F`` (or ``m``) with the other sizes fixed."""
+    """An isotropic margin sweep: vary ``F`` (or ``m``) with the other sizes fixed.
+
+    Raises
+    ------
+    ValueError
+        On construction: an unknown kernel or ``vary``, sizes that are not positive integers,
+        ``lo > hi``, the fixed size (``m`` for the sketch varying ``F``, ``F`` when ``m`` varies)
+        missing, or a non-integer seed.
+    """
 
     kernel: str  # "exact" (K_2(x, z) = <x, z>^2) or "sketch" (bilinear random features, Alg. 1)
     vary: str  # "F" (number of facts) or "m" (hidden width)
@@ -116,6 +144,18 @@ class IsotropicConfig:
     reps: int  # independent replicates (seeds) per value
     stride: int = 1  # keep every stride-th value (quick presets use a subset of the full grid)
     seed: int = 0  # base seed of point_seed
+
+    def __post_init__(self):
+        if self.kernel not in ("exact", "sketch") or self.vary not in ("F", "m"):
+            raise ValueError(f"kernel must be 'exact' or 'sketch' and vary 'F' or 'm'; got {self.kernel!r}, "
+                             f"{self.vary!r}")
+        _check_config(self, ("d", "lo", "hi", "num", "reps", "stride"), ("F", "m"))
+        if self.lo > self.hi:
+            raise ValueError(f"lo must not exceed hi; got lo={self.lo}, hi={self.hi}")
+        fixed = "F" if self.vary == "m" else ("m" if self.kernel == "sketch" else None)
+        if fixed is not None and getattr(self, fixed) is None:
+            raise ValueError(f"{fixed} must be set (a positive integer) when vary={self.vary!r} and "
+                             f"kernel={self.kernel!r}")
 
 
 def isotropic_points(config: IsotropicConfig) -> list[dict]:
@@ -158,7 +198,14 @@ def isotropic_point(config: IsotropicConfig, point: dict, device) -> dict:
 
 @dataclass(frozen=True)
 class SpikeConfig:
-    """A rank-1 spike sweep: ``e' = normalise(e + beta <e, u> u)`` on keys, values or both."""
+    """A rank-1 spike sweep: ``e' = normalise(e + beta <e, u> u)`` on keys, values or both.
+
+    Raises
+    ------
+    ValueError
+        On construction: an unknown ``on``, sizes that are not positive integers, a ``beta_max``
+        that is not a finite real ``>= 0`` (booleans and strings refused), or a non-integer seed.
+    """
 
     on: str  # "keys", "values" or "both"
     d: int  # embedding width
@@ -169,6 +216,12 @@ class SpikeConfig:
     reps: int  # replicates (fact set + features) per beta
     stride: int = 1  # keep every stride-th beta (quick presets)
     seed: int = 0  # base seed (replicates and the sweep's direction u derive from it)
+
+    def __post_init__(self):
+        if self.on not in SPIKE_FORMS:
+            raise ValueError(f"on must be one of {sorted(SPIKE_FORMS)}; got {self.on!r}")
+        _check_config(self, ("d", "F", "m", "num", "reps", "stride"))
+        as_real(self.beta_max, "beta_max", minimum=0.0)
 
 
 def spike_points(config: SpikeConfig) -> list[dict]:
@@ -216,7 +269,14 @@ def spike_point(config: SpikeConfig, point: dict, device) -> dict:
 
 @dataclass(frozen=True)
 class NoisyConfig:
-    """The noisy-margin diagnostic: queries ``k_i + eps u_i``, ``u_i`` uniform on the sphere."""
+    """The noisy-margin diagnostic: queries ``k_i + eps u_i``, ``u_i`` uniform on the sphere.
+
+    Raises
+    ------
+    ValueError
+        On construction: sizes that are not positive integers, radii that are not finite reals
+        ``> 0`` with ``eps_lo <= eps_hi``, or a non-integer seed.
+    """
 
     d: int  # embedding width
     F: int  # number of facts
@@ -227,6 +287,12 @@ class NoisyConfig:
     reps: int  # replicates (fact set, features, noise directions)
     stride: int = 1  # keep every stride-th radius (quick presets)
     seed: int = 0  # base seed
+
+    def __post_init__(self):
+        _check_config(self, ("d", "F", "m", "num", "reps", "stride"))
+        lo = as_real(self.eps_lo, "eps_lo", minimum=0.0, strict_min=True)
+        if as_real(self.eps_hi, "eps_hi", minimum=0.0, strict_min=True) < lo:
+            raise ValueError(f"eps_hi must be >= eps_lo; got eps_lo={self.eps_lo}, eps_hi={self.eps_hi}")
 
 
 def noisy_points(config: NoisyConfig) -> list[dict]:

@@ -6,31 +6,55 @@ helpers, so that one malformed argument raises the same ``ValueError`` wherever 
 values ``(V, d)`` and mapping ``(F,)`` of a :class:`~assocmem.mlps.facts.FactSet`, checked
 against each other with ``_check_mapping``), ``_codes_table`` (the code table ``(V, d)`` of
 Algorithm 1, default the values), ``_is_array`` (an array rather than a model), ``_pos_number``
-(a finite real scalar above a bound) and ``_arr`` (a finite float64 ndarray for the theory
-curves). Conventions of seed 001 ("MLPs are Hebbians", Sec. 2.1, App. B.4): rows throughout,
-everything in float64. Chapters 10-13 reach them only through the public functions.
+(a finite real scalar above a bound, through :func:`assocmem._checks.as_real`), ``_arr`` (a
+finite float64 ndarray of real numbers for the theory curves), and ``_finite_stat`` (a
+statistic of finite input that overflowed is reported as an overflow). Conventions of seed 001
+("MLPs are Hebbians", Sec. 2.1, App. B.4): rows throughout, everything in float64. Chapters 10-13 reach them only through the public functions.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 import torch
 
+from assocmem._checks import as_real
+from assocmem.dtypes import check_float_dtype
+from assocmem.mlps._checks import holds_bool_or_str, real_array
+
 
 def _as_f64(x, name: str, ndim: int | None = None) -> torch.Tensor:
-    """``x`` (tensor, ndarray or nested list) as a finite float64 tensor of rank ``ndim``."""
+    """``x`` (tensor, ndarray or nested list) as a finite float64 tensor of rank ``ndim``.
+
+    Real numbers only: booleans, complex numbers and strings are refused, and so are float16 /
+    bfloat16 tensors and float16 arrays (the dtype policy of :mod:`assocmem.dtypes`); integer
+    input is read as float64.
+    """
     if isinstance(x, torch.Tensor):
         if x.is_complex() or x.dtype == torch.bool:
             raise ValueError(f"{name} must be real-valued; got dtype {x.dtype}")
+        if x.is_floating_point():
+            check_float_dtype(x.dtype, f"{name} dtype")
         t = x.detach().to(torch.float64)
     else:
+        if isinstance(x, (list, tuple)) and holds_bool_or_str(x):  # np.asarray([True, 2.0]) is float
+            raise ValueError(f"{name} must be a real array (no booleans or strings); got {x!r}")
         try:
-            arr = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must be a real array; got {type(x).__name__}") from exc
+            arr = np.asarray(x)
+        except (TypeError, ValueError):  # ragged nested lists
+            raise ValueError(f"{name} must be a real array; got {type(x).__name__}") from None
+        if arr.dtype == np.float16:
+            check_float_dtype(torch.float16, f"{name} dtype")
+        bad = arr.dtype.kind not in "iufO" or (
+            arr.dtype.kind == "O" and any(isinstance(v, (bool, np.bool_, str, bytes)) for v in arr.flat))
+        try:
+            if bad:
+                raise TypeError
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a real array (no booleans or strings); got "
+                             f"{type(x).__name__} of dtype {arr.dtype}") from None
         t = torch.from_numpy(arr.copy())
     if ndim is not None and t.dim() != ndim:
         raise ValueError(f"{name} must be {ndim}-D; got shape {tuple(t.shape)}")
@@ -90,17 +114,18 @@ def _is_array(x) -> bool:
 
 
 def _pos_number(name: str, x, minimum: float = 0.0, strict: bool = True) -> float:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise ValueError(f"{name} must be a real number; got {x!r}")
-    x = float(x)
-    if not math.isfinite(x) or (x <= minimum if strict else x < minimum):
-        op = ">" if strict else ">="
-        raise ValueError(f"{name} must be finite and {op} {minimum:g}; got {x!r}")
-    return x
+    """``x`` as a finite float above ``minimum`` (:func:`assocmem._checks.as_real`: bools, strings refused)."""
+    return as_real(x, name, minimum=minimum, strict_min=strict)
 
 
 def _arr(x, name: str) -> np.ndarray:
-    a = np.asarray(x, dtype=np.float64)
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite")
-    return a
+    """``x`` as a finite float64 ndarray of real numbers (:func:`assocmem.mlps._checks.real_array`)."""
+    return real_array(x, name)
+
+
+def _finite_stat(value, what: str) -> float:
+    """``float(value)``, or a :class:`ValueError` when a statistic of finite input overflowed."""
+    out = float(value)
+    if not math.isfinite(out):
+        raise ValueError(f"{what} overflows float64 (largest finite value 1.8e+308); rescale the inputs")
+    return out

@@ -11,13 +11,15 @@ scale) uses them in its bit-complexity sweep (:mod:`assocmem.mlps.margin_sweeps`
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
+from assocmem._checks import as_real
+from assocmem.mlps._checks import as_bool, check_finite_result
 from assocmem.mlps.margins._common import _as_f64
 
 __all__ = [
@@ -55,7 +57,8 @@ def quantization_step(tensor, bits: int) -> float:
     Raises
     ------
     ValueError
-        ``bits`` outside ``[1, 64]`` or non-integer; non-finite input.
+        ``bits`` outside ``[1, 64]`` or non-integer; input that is not finite real numbers
+        (float16 / bfloat16, booleans and strings refused).
 
     References
     ----------
@@ -93,7 +96,8 @@ def quantize(tensor, bits: int) -> torch.Tensor:
     Raises
     ------
     ValueError
-        ``bits < 1`` (or > 64, or not an integer), or non-finite input.
+        ``bits < 1`` (or > 64, or not an integer), or input that is not finite real numbers
+        (float16 / bfloat16, booleans and strings refused).
 
     References
     ----------
@@ -111,7 +115,7 @@ def quantize(tensor, bits: int) -> torch.Tensor:
     step = 2.0 * s / 2.0**b
     half = 2.0 ** (b - 1)
     q = torch.floor(x / step).clamp(-half, half - 1)
-    return ((q + 0.5) * step).to(device=device, dtype=out_dtype)
+    return check_finite_result(((q + 0.5) * step), "the quantised tensor").to(device=device, dtype=out_dtype)
 
 
 def quantize_matrices(matrices, bits: int):
@@ -185,14 +189,15 @@ def min_bits_for_positive_margin(
     Raises
     ------
     ValueError
-        An invalid bit range, a container of another kind, or a margin that is not a finite
-        number.
+        An invalid bit range, a container of another kind, a ``scan_all`` that is not a bool,
+        or a margin that is not a finite real number (a bool, a string, NaN or inf).
 
     References
     ----------
     Seed 001, App. B.2.6 (Lemma B.4, Theorem B.6, Corollary B.8).
     """
     lo, hi = _bits(min_bits), _bits(max_bits)
+    scan_all = as_bool(scan_all, "scan_all")
     if lo > hi:
         raise ValueError(f"min_bits must be <= max_bits; got {lo} > {hi}")
     if not isinstance(matrices, (Mapping, list, tuple)):
@@ -200,10 +205,12 @@ def min_bits_for_positive_margin(
 
     def call(mats) -> float:
         val = margin_fn(**mats) if isinstance(mats, Mapping) else margin_fn(*mats)
-        val = float(val)
-        if not math.isfinite(val):
-            raise ValueError(f"margin_fn returned a non-finite margin {val!r}")
-        return val
+        if (isinstance(val, torch.Tensor) and val.numel() == 1) or (isinstance(val, np.ndarray) and val.size == 1):
+            val = val.reshape(())  # a one-element array is read as its value, as float() does
+        try:
+            return as_real(val, "margin_fn's margin")
+        except ValueError:
+            raise ValueError(f"margin_fn returned a non-finite or non-real margin {val!r}") from None
 
     full = call(dict(matrices) if isinstance(matrices, Mapping) else list(matrices))
     found = None

@@ -16,10 +16,9 @@ measured margins with them.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from assocmem._checks import as_real
 from assocmem.mlps.margins._common import _arr
 
 __all__ = [
@@ -36,7 +35,15 @@ __all__ = [
 
 
 def _out(x: np.ndarray):
+    if not np.all(np.isfinite(x)):  # finite, checked inputs: only an overflow gets here
+        raise ValueError("the curve overflows float64 (largest finite value 1.8e+308); rescale the inputs")
     return float(x) if np.ndim(x) == 0 else x
+
+
+def _consts(**named) -> list[float]:
+    """The curve's absolute constants as finite floats (:func:`assocmem._checks.as_real`: a bool,
+    a string, NaN or inf is refused, named in the message)."""
+    return [as_real(v, k) for k, v in named.items()]
 
 
 def _positive_arr(x, name: str) -> np.ndarray:
@@ -68,15 +75,16 @@ def log_term(F, C_L: float = 1.0, delta: float = 0.5):
     Raises
     ------
     ValueError
-        Non-positive ``F``, negative ``C_L`` or ``delta`` outside ``(0, 1)``.
+        Non-positive ``F``, a ``C_L`` that is negative or not a finite real number, or a ``delta``
+        outside ``(0, 1)`` (booleans and strings are refused, and so are such array entries).
 
     References
     ----------
     Seed 001, Theorems B.17-B.30 (``L := log(C_0 F^2 / delta)``).
     """
     F = _positive_arr(F, "F")
-    if not (C_L >= 0 and math.isfinite(C_L)):
-        raise ValueError(f"C_L must be finite and >= 0; got {C_L!r}")
+    C_L = as_real(C_L, "C_L", minimum=0.0)
+    delta = as_real(delta, "delta")
     if not (0 < delta < 1):
         raise ValueError(f"delta must lie in (0, 1); got {delta!r}")
     return _out(np.log(np.maximum(C_L * F * F / delta, 1.0)))
@@ -104,13 +112,16 @@ def isotropic_bound(F, m, d, *, C_s=1.0, C_x=1.0, C_L=1.0, delta=0.5):
     Raises
     ------
     ValueError
-        Non-positive sizes or invalid constants.
+        Non-positive sizes, invalid ``C_L`` or ``delta``, or a constant that is not a finite real
+        number (a bool, a string, NaN or inf); array arguments holding booleans, strings or
+        non-finite entries.
 
     References
     ----------
     Seed 001, eq. 9 (Theorem 4.1), Corollary B.31, Table 2 (random keys, random values), in the
     form fitted in Sec. 4.2.
     """
+    C_s, C_x = _consts(C_s=C_s, C_x=C_x)
     m_, d_ = _positive_arr(m, "m"), _positive_arr(d, "d")
     L = np.asarray(log_term(F, C_L, delta))
     F_ = _arr(F, "F")
@@ -141,7 +152,9 @@ def isotropic_bound_eq56(
     Raises
     ------
     ValueError
-        Non-positive sizes, ``d <= 1``, or invalid constants.
+        Non-positive sizes, ``d <= 1``, invalid ``C_L`` or ``delta``, or a constant that is not a
+        finite real number (a bool, a string, NaN or inf); array arguments holding booleans, strings
+        or non-finite entries.
 
     Notes
     -----
@@ -152,6 +165,7 @@ def isotropic_bound_eq56(
     ----------
     Seed 001, App. B.8.4, eq. 56 (Theorem B.30).
     """
+    C_s, C_1, C_2, C_3, C_4 = _consts(C_s=C_s, C_1=C_1, C_2=C_2, C_3=C_3, C_4=C_4)
     F_, m_, d_ = _positive_arr(F, "F"), _positive_arr(m, "m"), _arr(d, "d")
     if np.any(d_ <= 1):
         raise ValueError("d must be > 1 in eq. 56 (it divides by d - 1)")
@@ -193,13 +207,16 @@ def arbitrary_keys_bound(
     Raises
     ------
     ValueError
-        Non-finite statistics, negative ``E_K``, ``d <= 1`` or invalid constants.
+        Negative ``E_K``, ``d <= 1``, invalid ``C_L`` or ``delta``, or a constant that is not a
+        finite real number (a bool, a string, NaN or inf); array arguments holding booleans, strings
+        or non-finite entries.
 
     References
     ----------
     Seed 001, App. B.8.2, Theorem B.28, eq. 46; Table 2 (arbitrary keys, random values);
     App. A.3.2 (key-spike sweep).
     """
+    C_s, C_x, C_v = _consts(C_s=C_s, C_x=C_x, C_v=C_v)
     kd, ko, ek = _arr(k_min_diag, "k_min_diag"), _arr(k_max_off, "k_max_off"), _arr(e_k, "e_k")
     if np.any(ek < 0):
         raise ValueError("e_k must be >= 0")
@@ -238,13 +255,16 @@ def arbitrary_values_bound(
     Raises
     ------
     ValueError
-        Non-finite or negative statistics, non-positive ``m`` or invalid constants.
+        Negative statistics, non-positive ``m``, invalid ``C_L`` or ``delta``, or a constant that is
+        not a finite real number (a bool, a string, NaN or inf); array arguments holding booleans,
+        strings or non-finite entries.
 
     References
     ----------
     Seed 001, App. B.8.3, Theorem B.29, eq. 51; Table 2 (random keys, arbitrary values);
     App. A.3.2 (value-spike sweep).
     """
+    C_s, C_x, C_k = _consts(C_s=C_s, C_x=C_x, C_k=C_k)
     vm, by = _arr(v_min, "v_min"), _arr(b_y, "b_y")
     ev, lv = _arr(e_v, "e_v"), _arr(l_v, "l_v")
     if np.any(ev < 0) or np.any(lv < 0) or np.any(by < 0):
@@ -276,13 +296,15 @@ def arbitrary_bound(k_min_diag, v_min, e_k, e_v, kappa, *, C_s=1.0, C_x=1.0):
     Raises
     ------
     ValueError
-        Non-finite or negative energies.
+        Negative energies, or a constant that is not a finite real number (a bool, a string, NaN or
+        inf); array arguments holding booleans, strings or non-finite entries.
 
     References
     ----------
     Seed 001, App. B.8.1, Theorem B.25, eq. 44; Table 2 (arbitrary keys, arbitrary values);
     App. A.3.2 (both-spike sweep).
     """
+    C_s, C_x = _consts(C_s=C_s, C_x=C_x)
     kd, vm = _arr(k_min_diag, "k_min_diag"), _arr(v_min, "v_min")
     ek, ev, ka = _arr(e_k, "e_k"), _arr(e_v, "e_v"), _arr(kappa, "kappa")
     if np.any(ek < 0) or np.any(ev < 0) or np.any(ka < 0):
@@ -310,14 +332,16 @@ def absorbed_bound(k_min_diag, k_max_off, v_min, v_max, e_k_tilde, e_v_tilde, ka
     Raises
     ------
     ValueError
-        Non-finite or negative energies.
+        Negative energies, or arguments holding booleans, strings or non-finite entries.
 
     References
     ----------
     Seed 001, App. B.8.1, Theorem B.25, eq. 43 (with Theorems B.16 and B.21).
     """
-    kd, ko, vm, vx = (_arr(x, "statistic") for x in (k_min_diag, k_max_off, v_min, v_max))
-    ek, ev, ka = (_arr(x, "statistic") for x in (e_k_tilde, e_v_tilde, kappa_tilde))
+    kd, ko, vm, vx = (_arr(x, name) for x, name in ((k_min_diag, "k_min_diag"), (k_max_off, "k_max_off"),
+                                                     (v_min, "v_min"), (v_max, "v_max")))
+    ek, ev, ka = (_arr(x, name) for x, name in ((e_k_tilde, "e_k_tilde"), (e_v_tilde, "e_v_tilde"),
+                                                (kappa_tilde, "kappa_tilde")))
     if np.any(ek < 0) or np.any(ev < 0) or np.any(ka < 0):
         raise ValueError("e_k_tilde, e_v_tilde and kappa_tilde must be >= 0")
     return _out(kd * vm - ko * vx - np.sqrt(ek) * np.sqrt(ev) * ka)
@@ -345,13 +369,16 @@ def penalty_bound(s_sig, p_key, p_val, p_align, F, m, d, *, C_s=0.5, C_x=1.0):
     Raises
     ------
     ValueError
-        Non-finite statistics or invalid sizes.
+        Invalid sizes, or a constant that is not a finite real number (a bool, a string, NaN or
+        inf); array arguments holding booleans, strings or non-finite entries.
 
     References
     ----------
     Seed 001, eq. 10 (Theorem 4.3) and Corollary B.26.
     """
-    ss, pk, pv, pa = (_arr(x, "statistic") for x in (s_sig, p_key, p_val, p_align))
+    C_s, C_x = _consts(C_s=C_s, C_x=C_x)
+    ss, pk, pv, pa = (_arr(x, name) for x, name in ((s_sig, "s_sig"), (p_key, "p_key"), (p_val, "p_val"),
+                                                     (p_align, "p_align")))
     F_, m_, d_ = _positive_arr(F, "F"), _positive_arr(m, "m"), _positive_arr(d, "d")
     if np.any(F_ < 2):
         raise ValueError("F must be >= 2")
@@ -383,12 +410,15 @@ def noisy_margin_bound(gamma_clean, eps, F, d, *, C_n=1.0, C_L=1.0, delta=0.5):
     Raises
     ------
     ValueError
-        Negative ``eps``, non-positive sizes or invalid constants.
+        Negative ``eps``, non-positive sizes, invalid ``C_L`` or ``delta``, or a constant that is
+        not a finite real number (a bool, a string, NaN or inf); array arguments holding booleans,
+        strings or non-finite entries.
 
     References
     ----------
     Seed 001, App. B.10.1, Theorem B.62 and Corollary B.63 (eq. 74); App. A.4.2.
     """
+    (C_n,) = _consts(C_n=C_n)
     g0, e = _arr(gamma_clean, "gamma_clean"), _arr(eps, "eps")
     if np.any(e < 0):
         raise ValueError("eps must be >= 0")

@@ -20,6 +20,8 @@ from collections.abc import Callable
 
 import torch
 
+from assocmem.dtypes import cast_checked
+from assocmem.mlps._checks import check_finite_result
 from assocmem.mlps.margins._common import _as_f64, _check_mapping, _facts_parts
 
 __all__ = [
@@ -52,14 +54,19 @@ def scores(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=None
     Raises
     ------
     ValueError
-        A malformed fact set, queries of the wrong shape, or a model output that is not ``(F, d)``.
+        A malformed fact set, queries of the wrong shape or not finite real numbers (float16 /
+        bfloat16 refused), a model output that is not a finite ``(F, d)`` array, or scores that
+        overflow float64.
 
     References
     ----------
     Seed 001, Definition 2.1 (eq. 1).
     """
     out, values, _ = _model_outputs(model, facts, queries)
-    return out @ values.T  # (F, V)
+    s = out @ values.T  # (F, V)
+    if _scores_may_overflow(out, values):
+        _check_finite_scores(s)
+    return s
 
 
 def _model_outputs(model, facts, queries):
@@ -70,7 +77,7 @@ def _model_outputs(model, facts, queries):
         qt = _as_f64(queries, "queries", 2)
         if qt.shape != keys.shape:
             raise ValueError(f"queries must have shape {tuple(keys.shape)}; got {tuple(qt.shape)}")
-        q = qt.to(device=facts.keys.device, dtype=facts.keys.dtype)
+        q = cast_checked(qt, facts.keys.dtype, "queries").to(facts.keys.device)
     with torch.no_grad():
         out = model(q)
     out = _as_f64(out, "model output", 2).to(values.device)
@@ -99,7 +106,9 @@ def score_margins(score_matrix, mapping) -> torch.Tensor:
     Raises
     ------
     ValueError
-        Wrong ranks or shapes, ``V < 2`` (no competitor), or a mapping out of range.
+        Wrong ranks or shapes, scores that are not finite real numbers (float16 / bfloat16
+        refused), ``V < 2`` (no competitor), a mapping that is not an integer array or out of
+        range, or margins that overflow float64 (scores near its largest value).
 
     References
     ----------
@@ -118,7 +127,7 @@ def score_margins(score_matrix, mapping) -> torch.Tensor:
     target = s[rows, f]  # (F,)
     rivals = s.clone()
     rivals[rows, f] = -math.inf
-    return target - rivals.max(dim=1).values  # (F,)
+    return check_finite_result(target - rivals.max(dim=1).values, "the margins")  # (F,)
 
 
 def output_margins(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=None):
@@ -292,4 +301,5 @@ def _check_finite_scores(s: torch.Tensor) -> None:
     if s.numel():
         lo, hi = torch.aminmax(s)
         if not (math.isfinite(lo.item()) and math.isfinite(hi.item())):
-            raise ValueError("score_matrix must be finite")
+            raise ValueError("score_matrix must be finite: the scores <y_i, v_j> overflow float64 (largest "
+                             "finite value 1.8e+308); rescale the outputs or the values")

@@ -24,6 +24,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from assocmem._checks import as_int, as_real
 from assocmem.mlps.margins._common import _arr
 from assocmem.mlps.margins.bounds import (
     arbitrary_bound,
@@ -196,8 +197,9 @@ def covariates_from_statistics(
     stats : sequence of GeometryStatistics
         One per sweep point.
     width : int or sequence of int, optional
-        Feature width ``m`` (scalar or one per point); adds ``"m"`` and the penalty covariates
-        ``s_sig, p_key, p_val, p_align``.
+        Feature width ``m >= 1`` (scalar or one per point; integers, integral floats accepted,
+        booleans refused); adds ``"m"`` and the penalty covariates ``s_sig, p_key, p_val,
+        p_align``.
 
     Returns
     -------
@@ -207,8 +209,9 @@ def covariates_from_statistics(
     Raises
     ------
     ValueError
-        An empty sequence, a ``width`` sequence of the wrong length, or (with ``width``) a point
-        where a penalty is undefined (``S_sig`` needs ``d > log F``).
+        An empty sequence, a ``width`` that is not a positive integer (or a sequence of them) of
+        the right length, or (with ``width``) a point where a penalty is undefined (``S_sig``
+        needs ``d > log F``).
     """
     stats = list(stats)
     if not stats or not all(isinstance(s, GeometryStatistics) for s in stats):
@@ -220,13 +223,15 @@ def covariates_from_statistics(
     out["F"] = out.pop("num_facts")
     out["d"] = out.pop("dim")
     if width is not None:
-        ms = np.asarray(width, dtype=np.float64)
-        if ms.ndim == 0:
-            ms = np.full(len(stats), float(ms))
-        if ms.shape != (len(stats),):
-            raise ValueError(f"width must be a scalar or have {len(stats)} entries; got {ms.shape}")
+        arr = np.asarray(width, dtype=object)
+        if arr.ndim == 0:
+            arr = np.full(len(stats), width, dtype=object)
+        if arr.shape != (len(stats),):
+            raise ValueError(f"width must be a scalar or have {len(stats)} entries; got {arr.shape}")
+        widths = [as_int(w, "width", minimum=1) for w in arr]
+        ms = np.asarray(widths, dtype=np.float64)
         out["m"] = ms
-        pens = [penalty_statistics(s, int(m)) for s, m in zip(stats, ms)]
+        pens = [penalty_statistics(s, m) for s, m in zip(stats, widths)]
         for name in ("s_sig", "p_key", "p_val", "p_align"):
             out[name] = np.array([getattr(p, name) for p in pens])
     return out
@@ -272,8 +277,9 @@ def fit_theory_curve(
     Raises
     ------
     ValueError
-        An unknown form or constant, missing covariates, a constant both free and fixed,
-        fewer data points than free constants, or non-finite data.
+        An unknown form or constant, missing covariates, a constant both free and fixed, a
+        ``fixed`` value that is not a finite real number (a bool or a string), fewer data points
+        than free constants, or data that is not finite real numbers.
 
     References
     ----------
@@ -319,7 +325,7 @@ def fit_theory_curve(
             f"need at least {max(2, len(free))} points to fit {len(free)} constants; got {n}"
         )
     base = {k: v for k, v in spec.constants.items() if k not in free}
-    base.update({k: float(v) for k, v in fixed.items()})
+    base.update({k: as_real(v, f"fixed[{k!r}]") for k, v in fixed.items()})
 
     def model(x):
         return np.asarray(spec.func(**cov, **base, **dict(zip(free, x))), dtype=np.float64)

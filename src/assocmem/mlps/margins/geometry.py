@@ -22,7 +22,7 @@ from dataclasses import dataclass, fields
 
 import torch
 
-from assocmem.mlps.margins._common import _as_f64, _codes_table, _facts_parts, _is_array
+from assocmem.mlps.margins._common import _as_f64, _codes_table, _facts_parts, _finite_stat, _is_array
 from assocmem.mlps.margins._pairs import _pair_terms
 from assocmem.mlps.margins.kernel_margins import _item_tables, kernel_gram
 
@@ -51,7 +51,7 @@ def _l_v_from_terms(t: dict[str, torch.Tensor]) -> float:
     safe = torch.where(l2 > 0, l2, torch.ones_like(l2))
     ratio = torch.where(l2 > 0, l1 * l1 / safe, torch.ones_like(l2))
     ratio = ratio.clamp(1.0, max(F - 2, 1))  # the range of Definition B.14 (Cauchy-Schwarz)
-    return float(ratio[_offdiag_mask(F, P.device)].max())
+    return _finite_stat(ratio[_offdiag_mask(F, P.device)].max(), "L_v")
 
 
 def _ratio(num: torch.Tensor, den2: torch.Tensor) -> torch.Tensor:
@@ -85,14 +85,15 @@ def k_min_diag(gram) -> float:
     Raises
     ------
     ValueError
-        A non-square or non-finite Gram.
+        A non-square or non-finite Gram; input that is not finite real numbers (float16 / bfloat16
+        refused); or a statistic that overflows float64.
 
     References
     ----------
     Seed 001, App. B.5, Definition B.9.
     """
     g = _square_gram(gram)
-    return float(g.diagonal().min())
+    return _finite_stat(g.diagonal().min(), "K_min^diag")
 
 
 def k_max_off(gram) -> float:
@@ -109,7 +110,8 @@ def k_max_off(gram) -> float:
     Raises
     ------
     ValueError
-        A non-square Gram or ``F < 2``.
+        A non-square Gram or ``F < 2``; input that is not finite real numbers (float16 / bfloat16
+        refused); or a statistic that overflows float64.
 
     References
     ----------
@@ -117,7 +119,7 @@ def k_max_off(gram) -> float:
     """
     g = _square_gram(gram)
     _need_pairs(g.shape[0], "K_max^off")
-    return float(g.abs()[_offdiag_mask(g.shape[0], g.device)].max())
+    return _finite_stat(g.abs()[_offdiag_mask(g.shape[0], g.device)].max(), "K_max^off")
 
 
 def e_k(gram) -> float:
@@ -135,7 +137,8 @@ def e_k(gram) -> float:
     Raises
     ------
     ValueError
-        A non-square Gram.
+        A non-square Gram; input that is not finite real numbers (float16 / bfloat16 refused); or a
+        statistic that overflows float64.
 
     References
     ----------
@@ -143,7 +146,7 @@ def e_k(gram) -> float:
     """
     g = _square_gram(gram)
     off = g.masked_fill(torch.eye(g.shape[0], dtype=torch.bool, device=g.device), 0.0)
-    return float((off * off).sum(0).max())  # (F,) column energies without the diagonal
+    return _finite_stat((off * off).sum(0).max(), "E_K")  # (F,) column energies without the diagonal
 
 
 def _square_gram(gram) -> torch.Tensor:
@@ -179,7 +182,8 @@ def v_min(values) -> float:
     Raises
     ------
     ValueError
-        Non-2-D values or ``F < 2``.
+        Non-2-D values or ``F < 2``; input that is not finite real numbers (float16 / bfloat16
+        refused); or a statistic that overflows float64.
 
     References
     ----------
@@ -189,7 +193,7 @@ def v_min(values) -> float:
     _need_pairs(v.shape[0], "V_min")
     w = v @ v.T
     vij = w.diagonal()[:, None] - w  # <v_i, v_i> - <v_j, v_i>
-    return float(vij[_offdiag_mask(v.shape[0], v.device)].min())
+    return _finite_stat(vij[_offdiag_mask(v.shape[0], v.device)].min(), "V_min")
 
 
 def v_max(values) -> float:
@@ -206,7 +210,8 @@ def v_max(values) -> float:
     Raises
     ------
     ValueError
-        Non-2-D values or ``F < 2``.
+        Non-2-D values or ``F < 2``; input that is not finite real numbers (float16 / bfloat16
+        refused); or a statistic that overflows float64.
 
     References
     ----------
@@ -216,7 +221,7 @@ def v_max(values) -> float:
     _need_pairs(v.shape[0], "V_max")
     w = v @ v.T
     bij = w - w.diagonal()[None, :]  # <v_i, v_j> - <v_j, v_j>
-    return float(bij.abs()[_offdiag_mask(v.shape[0], v.device)].max())
+    return _finite_stat(bij.abs()[_offdiag_mask(v.shape[0], v.device)].max(), "V_max")
 
 
 def b_y(values, codes=None) -> float:
@@ -237,7 +242,8 @@ def b_y(values, codes=None) -> float:
     Raises
     ------
     ValueError
-        Mismatched shapes or ``F < 2``.
+        Mismatched shapes or ``F < 2``; input that is not finite real numbers (float16 / bfloat16
+        refused); or a statistic that overflows float64.
 
     References
     ----------
@@ -246,7 +252,7 @@ def b_y(values, codes=None) -> float:
     v, c = _values_codes(values, codes)
     _need_pairs(v.shape[0], "B_Y")
     t = _pair_terms(torch.zeros(v.shape[0], v.shape[0], dtype=torch.float64, device=v.device), v, c)
-    return float(t["sum_y"].abs()[_offdiag_mask(v.shape[0], v.device)].max())
+    return _finite_stat(t["sum_y"].abs()[_offdiag_mask(v.shape[0], v.device)].max(), "B_Y")
 
 
 def e_v(values, codes=None) -> float:
@@ -268,7 +274,8 @@ def e_v(values, codes=None) -> float:
     Raises
     ------
     ValueError
-        Mismatched shapes or ``F < 2``.
+        Mismatched shapes or ``F < 2``; input that is not finite real numbers (float16 / bfloat16
+        refused); or a statistic that overflows float64.
 
     References
     ----------
@@ -277,7 +284,7 @@ def e_v(values, codes=None) -> float:
     v, c = _values_codes(values, codes)
     _need_pairs(v.shape[0], "E_v")
     t = _pair_terms(torch.zeros(v.shape[0], v.shape[0], dtype=torch.float64, device=v.device), v, c)
-    return float(t["e_v_ij"][_offdiag_mask(v.shape[0], v.device)].max())
+    return _finite_stat(t["e_v_ij"][_offdiag_mask(v.shape[0], v.device)].max(), "E_v")
 
 
 def l_v(values, codes=None) -> float:
@@ -301,7 +308,8 @@ def l_v(values, codes=None) -> float:
     Raises
     ------
     ValueError
-        Mismatched shapes or ``F < 2``.
+        Mismatched shapes or ``F < 2``; input that is not finite real numbers (float16 / bfloat16
+        refused); or a statistic that overflows float64.
 
     Notes
     -----
@@ -342,7 +350,8 @@ def kappa(gram, values, codes=None) -> float:
     Raises
     ------
     ValueError
-        A non-square Gram, mismatched shapes, or ``F < 2``.
+        A non-square Gram, mismatched shapes, or ``F < 2``; input that is not finite real numbers
+        (float16 / bfloat16 refused); or a statistic that overflows float64.
 
     References
     ----------
@@ -352,7 +361,7 @@ def kappa(gram, values, codes=None) -> float:
     _need_pairs(g.shape[0], "kappa")
     t = _pair_terms(g, v, c)
     k = _ratio(t["z"], t["e_k_i"][:, None] * t["e_v_ij"]).clamp(max=1.0)
-    return float(k[_offdiag_mask(g.shape[0], g.device)].max())
+    return _finite_stat(k[_offdiag_mask(g.shape[0], g.device)].max(), "kappa")
 
 
 @dataclass(frozen=True)
@@ -412,7 +421,8 @@ def geometry_statistics(
     ValueError
         A non-square Gram, a Gram whose size differs from ``F``, shape mismatches, ``F < 2``, a
         model source without a FactSet, or a FactSet whose map is not a bijection onto ``V = F``
-        value rows.
+        value rows; input that is not finite real numbers (float16 / bfloat16 refused); or a
+        statistic that overflows float64.
 
     Notes
     -----
@@ -457,16 +467,16 @@ def geometry_statistics(
     return GeometryStatistics(
         num_facts=F,
         dim=v.shape[1],
-        k_min_diag=float(g.diagonal().min()),
-        k_max_off=float(g.abs()[off].max()),
-        e_k=float(t["e_k_i"].max()),
-        v_min=float(vij[off].min()),
-        v_max=float(bij.abs()[off].max()),
-        b_y=float(t["sum_y"].abs()[off].max()),
-        e_v=float(t["e_v_ij"][off].max()),
+        k_min_diag=_finite_stat(g.diagonal().min(), "K_min^diag"),
+        k_max_off=_finite_stat(g.abs()[off].max(), "K_max^off"),
+        e_k=_finite_stat(t["e_k_i"].max(), "E_K"),
+        v_min=_finite_stat(vij[off].min(), "V_min"),
+        v_max=_finite_stat(bij.abs()[off].max(), "V_max"),
+        b_y=_finite_stat(t["sum_y"].abs()[off].max(), "B_Y"),
+        e_v=_finite_stat(t["e_v_ij"][off].max(), "E_v"),
         l_v=_l_v_from_terms(t),
-        kappa=float(kap[off].max()),
-        e_k_tilde=float(t["e_k_tilde"][off].max()),
-        e_v_tilde=float(t["e_v_tilde"][off].max()),
-        kappa_tilde=float(kap_t[off].max()),
+        kappa=_finite_stat(kap[off].max(), "kappa"),
+        e_k_tilde=_finite_stat(t["e_k_tilde"][off].max(), "E~_K"),
+        e_v_tilde=_finite_stat(t["e_v_tilde"][off].max(), "E~_v"),
+        kappa_tilde=_finite_stat(kap_t[off].max(), "kappa~"),
     )

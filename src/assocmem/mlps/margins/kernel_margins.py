@@ -20,6 +20,8 @@ import math
 
 import torch
 
+from assocmem.dtypes import cast_checked
+from assocmem.mlps._checks import check_finite_result
 from assocmem.mlps.margins._common import _as_f64, _codes_table, _facts_parts, _is_array
 from assocmem.mlps.margins._pairs import _pair_terms
 from assocmem.mlps.margins.decoding import score_margins
@@ -52,7 +54,9 @@ def gram_from_features(features, query_features=None) -> torch.Tensor:
     Raises
     ------
     ValueError
-        Non-2-D input or mismatched feature widths.
+        Non-2-D input, input that is not a finite real array (a NaN or infinite feature, float16
+        / bfloat16, booleans or strings), mismatched feature widths, or inner products that
+        overflow float64.
 
     References
     ----------
@@ -64,7 +68,7 @@ def gram_from_features(features, query_features=None) -> torch.Tensor:
         raise ValueError(
             f"features and query_features must share a width m; got {phi.shape[1]}, {psi.shape[1]}"
         )
-    return phi @ psi.to(phi.device).T  # (F, Q)
+    return check_finite_result(phi @ psi.to(phi.device).T, "the Gram matrix of the features")  # (F, Q)
 
 
 def kernel_gram(source, keys, queries=None) -> torch.Tensor:
@@ -90,7 +94,9 @@ def kernel_gram(source, keys, queries=None) -> torch.Tensor:
     ------
     ValueError
         A source that is neither an array nor a model with ``features``/``kernel``, queries given
-        with a precomputed Gram, mismatched widths, or a kernel output of the wrong shape.
+        with a precomputed Gram, keys or queries that are not finite real arrays (float16 /
+        bfloat16 refused), mismatched widths, or a kernel output of the wrong shape or with
+        non-finite entries.
 
     References
     ----------
@@ -101,12 +107,17 @@ def kernel_gram(source, keys, queries=None) -> torch.Tensor:
             raise ValueError("queries cannot be combined with a precomputed Gram matrix")
         return _as_f64(source, "gram", 2)
     # models see the keys in their own dtype and device (a float32 model gets float32 keys)
-    k = keys if isinstance(keys, torch.Tensor) else _as_f64(keys, "keys", 2)
-    if k.dim() != 2:
-        raise ValueError(f"keys must be 2-D (F, d); got shape {tuple(k.shape)}")
+    if isinstance(keys, torch.Tensor):
+        _as_f64(keys, "keys", 2)  # validated; the model reads them as given
+        k = keys
+    else:
+        k = _as_f64(keys, "keys", 2)
     q = k if queries is None else queries
-    if not isinstance(q, torch.Tensor):
-        q = _as_f64(q, "queries", 2).to(device=k.device, dtype=k.dtype)
+    if isinstance(q, torch.Tensor):
+        _as_f64(q, "queries", 2)
+    else:
+        q = cast_checked(_as_f64(q, "queries", 2), k.dtype if k.is_floating_point() else torch.float64,
+                         "queries").to(k.device)
     if q.dim() != 2 or q.shape[1] != k.shape[1]:
         raise ValueError(f"queries must have shape (Q, {k.shape[1]}); got {tuple(q.shape)}")
     with torch.no_grad():
@@ -145,7 +156,8 @@ def hebbian_readout(gram, codes) -> torch.Tensor:
     Raises
     ------
     ValueError
-        Non-2-D input or ``codes`` with a row count other than ``F``.
+        Non-2-D input, input that is not a finite real array (float16 / bfloat16 refused),
+        ``codes`` with a row count other than ``F``, or reads that overflow float64.
 
     References
     ----------
@@ -157,7 +169,7 @@ def hebbian_readout(gram, codes) -> torch.Tensor:
         raise ValueError(
             f"codes must have {g.shape[0]} rows (one per stored item); got {c.shape[0]}"
         )
-    return torch.einsum("tq,td->qd", g, c)  # (Q, d)
+    return check_finite_result(torch.einsum("tq,td->qd", g, c), "the Hebbian reads")  # (Q, d)
 
 
 def fact_margins(source, facts, *, codes=None, queries=None) -> torch.Tensor:
@@ -188,7 +200,8 @@ def fact_margins(source, facts, *, codes=None, queries=None) -> torch.Tensor:
     ------
     ValueError
         A non-square Gram or one whose size is not ``F``, a malformed fact set (shape mismatch,
-        mapping out of range), ``V < 2``, codes of the wrong shape, or queries with a Gram source.
+        mapping out of range), ``V < 2``, codes of the wrong shape, queries with a Gram source,
+        non-finite or float16 / bfloat16 input, or scores that overflow float64.
 
     References
     ----------
@@ -202,7 +215,7 @@ def fact_margins(source, facts, *, codes=None, queries=None) -> torch.Tensor:
         qt = _as_f64(queries, "queries", 2)
         if qt.shape != keys.shape:
             raise ValueError(f"queries must have shape {tuple(keys.shape)}; got {tuple(qt.shape)}")
-        q = qt.to(device=facts.keys.device, dtype=facts.keys.dtype)
+        q = cast_checked(qt, facts.keys.dtype, "queries").to(facts.keys.device)
     g = kernel_gram(source, facts.keys, q).to(keys.device)
     if g.shape[0] != g.shape[1]:
         raise ValueError(f"the Gram matrix must be square (F, F); got {tuple(g.shape)}")
@@ -212,7 +225,8 @@ def fact_margins(source, facts, *, codes=None, queries=None) -> torch.Tensor:
         )
     c = _codes_table(codes, values)
     y = hebbian_readout(g, c[mapping])  # (F, d)
-    return score_margins(y @ values.T, mapping)  # (F,)
+    s = check_finite_result(y @ values.T, "the scores <y_i, v_j>")  # (F, V)
+    return score_margins(s, mapping)  # (F,)
 
 
 def gamma_min(source, facts, *, codes=None, queries=None) -> float:
@@ -277,15 +291,16 @@ def pairwise_margins(gram, values, codes=None) -> torch.Tensor:
     Raises
     ------
     ValueError
-        A non-square Gram or mismatched shapes.
+        A non-square Gram, mismatched shapes, non-finite or float16 / bfloat16 input, or margins
+        that overflow float64.
 
     References
     ----------
     Seed 001, App. B.4, eqs. 23-24.
     """
     g, v, c = _item_tables(gram, values, codes)
-    s = hebbian_readout(g, c) @ v.T  # (F, F): s[i, j] = <y_i, v_j>
-    out = s.diagonal()[:, None] - s
+    s = check_finite_result(hebbian_readout(g, c) @ v.T, "the scores <y_i, v_j>")  # (F, F)
+    out = check_finite_result(s.diagonal()[:, None] - s, "the pairwise margins")
     out.fill_diagonal_(math.inf)
     return out
 

@@ -12,10 +12,10 @@ them in its noisy-query sweep (:mod:`assocmem.mlps.margin_sweeps`).
 
 from __future__ import annotations
 
-import numbers
-
 import torch
 
+from assocmem._checks import seed_int
+from assocmem.dtypes import cast_checked
 from assocmem.mlps.margins._common import _as_f64, _facts_parts, _is_array, _pos_number
 from assocmem.mlps.margins.kernel_margins import fact_margins, kernel_gram
 
@@ -32,9 +32,11 @@ def perturb_queries(keys, eps: float, *, seed: int = 0, directions=None) -> torc
     Parameters
     ----------
     keys : array-like, shape ``(F, d)``
-        Stored keys (returned dtype/device follow a tensor input; float64 otherwise).
+        Stored keys, finite real numbers (returned dtype/device follow a float32 / float64 tensor
+        input; float64 otherwise; float16 / bfloat16 are refused).
     eps : float
-        Noise radius ``>= 0`` (App. A.4.2 sweeps 0.01 to 2).
+        Noise radius, a finite real ``>= 0`` (App. A.4.2 sweeps 0.01 to 2); booleans and strings
+        are refused.
     seed : int, default 0
         Seed of the directions (drawn on the CPU in float64, so a seed gives the same noise on
         every device).
@@ -49,21 +51,19 @@ def perturb_queries(keys, eps: float, *, seed: int = 0, directions=None) -> torc
     Raises
     ------
     ValueError
-        Negative or non-finite ``eps``, a non-integer seed, or directions of the wrong shape or
-        with a zero row.
+        Keys that are not a finite real 2-D array (float16 / bfloat16 refused), an ``eps`` that is
+        negative, non-finite or not a real number, a non-integer seed, directions of the wrong
+        shape, non-finite or with a zero row, or noisy keys that overflow the keys' dtype.
 
     References
     ----------
     Seed 001, App. A.4.2; App. B.10.1, eq. 68.
     """
-    k = keys if isinstance(keys, torch.Tensor) else _as_f64(keys, "keys", 2)
-    if k.dim() != 2:
-        raise ValueError(f"keys must be 2-D (F, d); got shape {tuple(k.shape)}")
+    k64 = _as_f64(keys, "keys", 2)
+    k = keys if isinstance(keys, torch.Tensor) else k64
     e = _pos_number("eps", eps, strict=False)
     if directions is None:
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-            raise ValueError(f"seed must be an integer; got {seed!r}")
-        gen = torch.Generator(device="cpu").manual_seed(int(seed))
+        gen = torch.Generator(device="cpu").manual_seed(seed_int(seed))
         u = torch.randn(k.shape, generator=gen, dtype=torch.float64)  # (F, d)
     else:
         u = _as_f64(directions, "directions", 2)
@@ -73,8 +73,8 @@ def perturb_queries(keys, eps: float, *, seed: int = 0, directions=None) -> torc
     if (norms == 0).any():
         raise ValueError("directions must have non-zero rows")
     u = (u / norms).to(device=k.device)
-    out = k.to(torch.float64) + e * u
-    return out.to(k.dtype) if k.is_floating_point() else out
+    out = k64.to(k.device) + e * u
+    return cast_checked(out, k.dtype, "the noisy keys") if k.is_floating_point() else out
 
 
 def noisy_fact_margins(model, facts, eps: float, *, seed: int = 0, directions=None, codes=None):
@@ -105,7 +105,7 @@ def noisy_fact_margins(model, facts, eps: float, *, seed: int = 0, directions=No
     ------
     ValueError
         As :func:`perturb_queries` and :func:`fact_margins`; a Gram-matrix source (the mixed Gram
-        needs the model).
+        needs the model); ``facts`` that is not a fact set.
 
     References
     ----------
@@ -115,6 +115,7 @@ def noisy_fact_margins(model, facts, eps: float, *, seed: int = 0, directions=No
         raise ValueError(
             "noisy margins need a model exposing features or kernel, not a Gram matrix"
         )
+    _facts_parts(facts)
     q = perturb_queries(facts.keys, eps, seed=seed, directions=directions)
     return fact_margins(model, facts, codes=codes, queries=q)
 
@@ -140,7 +141,8 @@ def query_lipschitz(model, facts, queries) -> float:
     Raises
     ------
     ValueError
-        Queries of the wrong shape or a source without features/kernel.
+        Queries of the wrong shape, not finite real numbers (float16 / bfloat16 refused) or
+        overflowing the keys' dtype, a malformed fact set, or a source without features/kernel.
 
     References
     ----------
@@ -151,7 +153,7 @@ def query_lipschitz(model, facts, queries) -> float:
     if q.shape != keys.shape:
         raise ValueError(f"queries must have shape {tuple(keys.shape)}; got {tuple(q.shape)}")
     clean = kernel_gram(model, facts.keys)  # (F, F)
-    noisy = kernel_gram(model, facts.keys, q.to(dtype=facts.keys.dtype))  # (F, F)
+    noisy = kernel_gram(model, facts.keys, cast_checked(q, facts.keys.dtype, "queries"))  # (F, F)
     dist = torch.linalg.vector_norm(q - keys, dim=-1)  # (F,)
     moved = dist > 0
     if not moved.any():

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from assocmem._checks import as_real
 from assocmem.mlps.margins._common import _pos_number
 from assocmem.mlps.margins.geometry import GeometryStatistics
 
@@ -49,7 +50,8 @@ def p_key(e_k_value: float, num_facts: int, width: int) -> float:
     Raises
     ------
     ValueError
-        Negative ``E_K`` or non-positive ``F`` or ``m``.
+        An ``E_K`` that is negative, or non-positive ``F`` or ``m``; any argument that is not a
+        finite real number (booleans and strings are refused).
 
     References
     ----------
@@ -80,7 +82,8 @@ def p_val(e_v_value: float, num_facts: int, dim: int) -> float:
     Raises
     ------
     ValueError
-        Negative ``E_v`` or non-positive ``F`` or ``d``.
+        An ``E_v`` that is negative, or non-positive ``F`` or ``d``; any argument that is not a
+        finite real number (booleans and strings are refused).
 
     References
     ----------
@@ -109,7 +112,8 @@ def p_align(kappa_value: float, num_facts: int) -> float:
     Raises
     ------
     ValueError
-        ``kappa`` outside ``[0, 1]`` or ``F < 2``.
+        ``kappa`` outside ``[0, 1]`` or ``F < 2``; any argument that is not a finite real number
+        (booleans and strings are refused).
 
     References
     ----------
@@ -146,17 +150,16 @@ def s_sig(k_min_diag_value: float, v_min_value: float, num_facts: int, dim: int)
     Raises
     ------
     ValueError
-        Non-finite statistics, ``F < 1``, or ``d <= log F``.
+        Statistics that are not finite real numbers (booleans and strings refused), ``F < 1``,
+        or ``d <= log F``.
 
     References
     ----------
     Seed 001, Sec. 4.2.2 ("signal strength"); Corollary B.26 (``K_min^diag V_min = (1 -
     sqrt(log(F)/d)) S_sig``).
     """
-    kd = float(k_min_diag_value)
-    vm = float(v_min_value)
-    if not (math.isfinite(kd) and math.isfinite(vm)):
-        raise ValueError("K_min^diag and V_min must be finite")
+    kd = as_real(k_min_diag_value, "K_min^diag")
+    vm = as_real(v_min_value, "V_min")
     F = _pos_number("num_facts", num_facts)
     d = _pos_number("dim", dim)
     base = 1.0 - math.sqrt(math.log(F) / d)

@@ -39,7 +39,9 @@ with row ``i`` the code ``c_f(i) = v_f(i)`` (:attr:`~assocmem.mlps.facts.FactSet
 feature matrix ``Phi`` is ``(F, m)`` with row ``i`` ``phi(k_i)``, and the readout ``B`` is
 ``(d_c, m)``. Constructions run in float64 on the device of the fact set; gradient descent runs in
 float32 by default. A module's ``forward`` casts its input to the module's dtype, so a float32
-model can be queried with float64 keys.
+model can be queried with float64 keys (a cast that overflows float32 raises). Inputs follow the
+dtype policy of :mod:`assocmem.dtypes`: float16 / bfloat16 tensors are refused, and non-finite
+features, keys, targets or weights are refused before any work (never a NaN readout).
 
 References
 ----------

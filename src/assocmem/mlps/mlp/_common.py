@@ -4,8 +4,9 @@ Private: the constructions (:mod:`~assocmem.mlps.mlp.hebbian`, :mod:`~assocmem.m
 :mod:`~assocmem.mlps.mlp.ntk`, :mod:`~assocmem.mlps.mlp.gradient_descent`) and the readout of
 :mod:`~assocmem.mlps.mlp.readout` validate their arguments here: a fact set re-checked at the point
 of use (keys on the unit sphere where the construction's scale ``K(k, k) ~ 1`` assumes it), a
-non-negative float named in the message, and the iid ``N(0, 1)`` float64 draw of the random
-factors. ``_tracks_grad`` tells the blocked CPU paths of the features
+finite non-negative real named in the message (through :func:`assocmem._checks.as_real`, which
+refuses booleans and strings), and the iid ``N(0, 1)`` float64 draw of the random factors.
+``_tracks_grad`` tells the blocked CPU paths of the features
 (:mod:`~assocmem.mlps.mlp.architectures`) and of the Gram / Cholesky linear algebra
 (:mod:`~assocmem.mlps.mlp.readout`) when autograd records an operation, so that they fall back to
 plain differentiable ones. Used through those modules by chapters 10-13.
@@ -13,23 +14,17 @@ plain differentiable ones. Used through those modules by chapters 10-13.
 
 from __future__ import annotations
 
-import math
-
 import torch
 
+from assocmem._checks import as_real
 from assocmem.mlps.facts import UNIT_NORM_TOL, FactSet
 
 _F64 = torch.float64
 
 
 def _nonneg_float(name: str, value) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a non-negative number; got {value!r}") from None
-    if not math.isfinite(x) or x < 0:
-        raise ValueError(f"{name} must be a finite non-negative number; got {value!r}")
-    return x
+    """``value`` as a finite float ``>= 0`` (:func:`assocmem._checks.as_real`: bools and strings refused)."""
+    return as_real(value, name, minimum=0.0)
 
 
 def _checked_facts(facts, require_unit_keys: bool) -> FactSet:

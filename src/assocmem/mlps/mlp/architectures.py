@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from assocmem.mlps._checks import as_bool, batch_input, check_finite_result, float_tensor
 from assocmem.mlps.mlp._common import _tracks_grad
 
 __all__ = [
@@ -44,21 +45,24 @@ __all__ = [
 ]
 
 
-def _checked_input(x, d: int, name: str = "x") -> torch.Tensor:
-    """Validate a batch of inputs ``(..., d)`` to a fact memory: a tensor of width ``d``, finite.
+def _checked_input(x, d: int, name: str = "x", dtype: torch.dtype | None = None) -> torch.Tensor:
+    """Validate a batch of inputs ``(..., d)`` to a fact memory (:func:`assocmem.mlps._checks.batch_input`).
 
     Mirrors :class:`assocmem.linear.memory.MatrixMemory`'s query check: the wrong width or a NaN would
-    otherwise give a shape error deep in a matmul or a silent NaN output.
+    otherwise give a shape error deep in a matmul or a silent NaN output. float16 / bfloat16 inputs
+    are refused (:mod:`assocmem.dtypes`); with ``dtype`` the input is cast to it, and a cast that
+    overflows (float64 entries beyond float32's range) is reported as such.
     """
-    if not isinstance(x, torch.Tensor):
-        raise ValueError(f"{name} must be a torch.Tensor of shape (..., d) with d = {d}; got "
-                         f"{type(x).__name__}")
-    if x.dim() < 1 or x.shape[-1] != d:
-        raise ValueError(f"{name} must have shape (..., d) with d = {d} (the input width of this "
-                         f"memory); got shape {tuple(x.shape)}")
-    if not bool(torch.isfinite(x).all()):
-        raise ValueError(f"{name} contains non-finite entries (nan or inf)")
-    return x
+    return batch_input(x, d, name, dtype)
+
+
+def _weights(named: dict[str, torch.Tensor]) -> list[torch.Tensor]:
+    """The weight matrices of a memory, each a finite 2-D tensor, all of one dtype."""
+    out = [float_tensor(w, name, 2) for name, w in named.items()]
+    if len({w.dtype for w in out}) > 1 or len({w.device for w in out}) > 1:
+        raise ValueError(f"{', '.join(named)} must share one dtype and device; got "
+                         f"{[str(w.dtype) for w in out]} on {[str(w.device) for w in out]}")
+    return out
 
 
 class FactMLP(nn.Module):
@@ -111,14 +115,19 @@ class BilinearMLP(FactMLP):
     Raises
     ------
     ValueError
-        From the constructor, on inconsistent shapes; from :meth:`features`, :meth:`kernel`
-        and :meth:`forward`, on an input that is not a tensor of shape ``(..., d)`` or has
-        non-finite entries (as :class:`assocmem.linear.memory.MatrixMemory` rejects such queries).
+        From the constructor, on inconsistent shapes, weights that are not finite 2-D tensors of
+        one dtype (float16 / bfloat16 refused, :mod:`assocmem.dtypes`) or a ``trainable`` that is
+        not a bool; from :meth:`features`, :meth:`kernel` and :meth:`forward`, on an input that
+        is not a real tensor of shape ``(..., d)``, is float16 / bfloat16, has non-finite
+        entries (as :class:`assocmem.linear.memory.MatrixMemory` rejects such queries) or
+        overflows the weights' dtype when cast to it.
     """
 
     def __init__(self, A: torch.Tensor, G: torch.Tensor, B: torch.Tensor, construction: str = "",
                  trainable: bool = False) -> None:
         super().__init__()
+        A, G, B = _weights({"A": A, "G": G, "B": B})
+        trainable = as_bool(trainable, "trainable")
         if A.dim() != 2 or A.shape != G.shape or B.dim() != 2 or B.shape[1] != A.shape[0]:
             raise ValueError(
                 f"need A, G of shape (m, d) and B of shape (d_c, m); got {tuple(A.shape)}, "
@@ -137,7 +146,7 @@ class BilinearMLP(FactMLP):
         ``x`` is a tensor of shape ``(..., d)``, converted to the weights' dtype; a wrong width
         or a non-finite entry raises :class:`ValueError`.
         """
-        x = _checked_input(x, self.config.d).to(self.A.dtype)  # (..., d)
+        x = _checked_input(x, self.config.d, dtype=self.A.dtype)  # (..., d)
         return (x @ self.A.T) * (x @ self.G.T)  # (..., m)
 
     def kernel(self, x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
@@ -178,10 +187,20 @@ class ExactK2Memory(FactMLP):
     keys : torch.Tensor, shape ``(F, d)``
     targets : torch.Tensor, shape ``(F, d_c)``
         Row ``t`` is ``c_f(t)``.
+
+    Raises
+    ------
+    ValueError
+        From the constructor, on tensors that are not finite, 2-D and of one dtype (float16 /
+        bfloat16 refused) or have different numbers of rows, or ``F = 0``; from :meth:`kernel`
+        and :meth:`forward`, on inputs as :class:`BilinearMLP` rejects them.
     """
 
     def __init__(self, keys: torch.Tensor, targets: torch.Tensor) -> None:
         super().__init__()
+        keys, targets = _weights({"keys": keys, "targets": targets})
+        if keys.shape[0] == 0:
+            raise ValueError("keys must hold at least one stored key (F >= 1); got F = 0")
         if keys.dim() != 2 or targets.dim() != 2 or keys.shape[0] != targets.shape[0]:
             raise ValueError(
                 f"need keys (F, d) and targets (F, d_c); got {tuple(keys.shape)}, {tuple(targets.shape)}"
@@ -192,11 +211,13 @@ class ExactK2Memory(FactMLP):
     def kernel(self, x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
         """``K_2(x_a, z_b) = <x_a, z_b>^2``, shape ``(n_x, n_z)``."""
         d = self.keys.shape[1]
-        return (_checked_input(x, d) @ _checked_input(z, d, "z").T) ** 2
+        x, z = _checked_input(x, d), _checked_input(z, d, "z")
+        dt = torch.promote_types(x.dtype, z.dtype)
+        return (x.to(dt) @ z.to(dt).T) ** 2
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``(1/F) sum_t c_f(t) <k_t, x>^2``: ``(..., d) -> (..., d_c)``."""
-        x = _checked_input(x, self.keys.shape[1]).to(self.keys.dtype)  # (..., d)
+        x = _checked_input(x, self.keys.shape[1], dtype=self.keys.dtype)  # (..., d)
         return ((x @ self.keys.T) ** 2) @ self.targets / self.keys.shape[0]  # (..., d_c)
 
     @property
@@ -219,10 +240,18 @@ class GatedReLUMLP(FactMLP):
     W_gate, W_up : torch.Tensor, shape ``(m, d)``
     P : torch.Tensor, shape ``(d_c, m)``
         Readout with unit columns ``p_r``.
+
+    Raises
+    ------
+    ValueError
+        From the constructor, on inconsistent shapes or weights that are not finite 2-D tensors
+        of one dtype (float16 / bfloat16 refused); from :meth:`hidden` and :meth:`forward`, on
+        inputs as :class:`BilinearMLP` rejects them.
     """
 
     def __init__(self, W_gate: torch.Tensor, W_up: torch.Tensor, P: torch.Tensor) -> None:
         super().__init__()
+        W_gate, W_up, P = _weights({"W_gate": W_gate, "W_up": W_up, "P": P})
         if W_gate.dim() != 2 or W_gate.shape != W_up.shape or P.dim() != 2 or P.shape[1] != W_gate.shape[0]:
             raise ValueError("need W_gate, W_up of shape (m, d) and P of shape (d_c, m)")
         self.W_gate = nn.Parameter(W_gate, requires_grad=False)  # (m, d)
@@ -236,7 +265,7 @@ class GatedReLUMLP(FactMLP):
         (Named ``hidden``, not ``features``: the NTK MLP is not a Hebbian memory in these
         activations, so kernel-margin code must not treat them as one.)
         """
-        x = _checked_input(x, self.W_gate.shape[1]).to(self.W_gate.dtype)  # (..., d)
+        x = _checked_input(x, self.W_gate.shape[1], dtype=self.W_gate.dtype)  # (..., d)
         return torch.relu(x @ self.W_gate.T) * (x @ self.W_up.T)  # (..., m)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -268,11 +297,22 @@ def bilinear_features(keys: torch.Tensor, A: torch.Tensor, G: torch.Tensor) -> t
     -------
     torch.Tensor, shape ``(F, m)``, dtype of the inputs
 
+    Raises
+    ------
+    ValueError
+        Inputs that are not finite 2-D tensors of one dtype (float16 / bfloat16 refused), ``A``
+        and ``G`` of different shapes or a width other than that of the keys, or features that
+        overflow the dtype.
+
     References
     ----------
     Seed 001, Algorithm 1 lines 2 and 4; App. B.2.5.
     """
-    return _stacked_features(keys, torch.cat((A, G)))
+    keys, A, G = _weights({"keys": keys, "A": A, "G": G})
+    if A.shape != G.shape or A.shape[1] != keys.shape[1]:
+        raise ValueError(f"need keys (F, d) and A, G of shape (m, d); got {tuple(keys.shape)}, "
+                         f"{tuple(A.shape)}, {tuple(G.shape)}")
+    return check_finite_result(_stacked_features(keys, torch.cat((A, G))), "the features (K A^T) * (K G^T)")
 
 
 def _stacked_features(keys: torch.Tensor, AG: torch.Tensor) -> torch.Tensor:

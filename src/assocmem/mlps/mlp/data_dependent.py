@@ -22,11 +22,14 @@ Systems*, ch. 9 (preconditioned CG).
 
 from __future__ import annotations
 
+import math
 import time
 
 import torch
 
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
+from assocmem.dtypes import cast_checked
+from assocmem.mlps._checks import as_bool, check_finite_result, float_tensor
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian, _nonneg_float
 from assocmem.mlps.mlp.architectures import BilinearMLP, bilinear_features
@@ -78,7 +81,9 @@ def solve_factor(
 
     Parameters
     ----------
-    keys : torch.Tensor, shape ``(F, d)``
+    keys : torch.Tensor, shape ``(F, d)``, ``F >= 1``
+        float32 or float64: the solve runs in this dtype, and the other tensors are cast to it.
+        Every tensor argument must be finite (float16 / bfloat16 are refused).
     fixed : torch.Tensor, shape ``(m, d)``
         The factor ``Y`` held fixed.
     readout : torch.Tensor, shape ``(d_c, m)``
@@ -86,7 +91,8 @@ def solve_factor(
     targets : torch.Tensor, shape ``(F, d_c)``
         ``C`` (``C_f``); the right-hand side of the normal equations is ``L^*(C)``.
     metric : torch.Tensor, shape ``(d_c, d_c)``, optional
-        Symmetric PSD output metric ``M`` on the left-hand side: the equations solved are
+        Symmetric positive semi-definite output metric ``M`` on the left-hand side (an indefinite
+        one can break CG down, which raises): the equations solved are
         ``L^*(L(X) M) = L^*(C)``. ``None`` is the identity, i.e. eq. 17's output-space objective
         ``|| C - Phi W^T ||_F^2``. ``M = V^T V`` with ``C = C_f`` gives the *score-space* objective
         ``|| E - Phi W^T V^T ||_F^2`` against the one-hot ``(F, V)`` matrix ``E`` (because
@@ -94,7 +100,7 @@ def solve_factor(
     x0 : torch.Tensor, shape ``(m, d)``, optional
         Starting point (default zero).
     tol : float, default 1e-3
-        Stop when ``||L^*(C) - L^*(L(X) M)|| <= tol ||L^*(C)||``.
+        Stop when ``||L^*(C) - L^*(L(X) M)|| <= tol ||L^*(C)||``; a finite real ``>= 0``.
     max_iter : int, default 200
     preconditioner : {"rank1", "jacobi"}, default "rank1"
     chunk_size : int, optional
@@ -110,7 +116,12 @@ def solve_factor(
     Raises
     ------
     ValueError
-        Mismatched shapes, ``tol < 0``, ``max_iter < 1`` or an unknown preconditioner.
+        Tensors that are not finite 2-D tensors (float16 / bfloat16 refused), ``F = 0``,
+        mismatched shapes (``x0`` included), a ``tol`` that is negative, non-finite or not a
+        real number, ``max_iter < 1``, an unknown preconditioner, a cast to the keys' dtype that
+        overflows, or a CG breakdown (a non-finite iterate: the normal operator is not positive
+        semi-definite along the search direction, e.g. an indefinite ``metric``, or the
+        products overflow).
 
     References
     ----------
@@ -119,10 +130,12 @@ def solve_factor(
     Linear Systems*, ch. 9 (preconditioned CG).
     """
     t_start = time.perf_counter()
-    K, Y, W, C = keys, fixed, readout, targets
+    K = float_tensor(keys, "keys", 2, min_rows=1)
+    Y, W, C = (cast_checked(float_tensor(x, name, 2), K.dtype, name)
+               for x, name in ((fixed, "fixed"), (readout, "readout"), (targets, "targets")))
     F, d = K.shape
     m = Y.shape[0]
-    if Y.shape != (m, d) or W.dim() != 2 or W.shape[1] != m or C.shape != (F, W.shape[0]):
+    if Y.shape != (m, d) or W.shape[1] != m or C.shape != (F, W.shape[0]):
         raise ValueError(
             f"inconsistent shapes: keys {tuple(K.shape)}, fixed {tuple(Y.shape)}, readout "
             f"{tuple(W.shape)}, targets {tuple(C.shape)}"
@@ -132,8 +145,14 @@ def solve_factor(
     if preconditioner not in ("rank1", "jacobi"):
         raise ValueError(f"preconditioner must be 'rank1' or 'jacobi'; got {preconditioner!r}")
     d_c = W.shape[0]
-    if metric is not None and metric.shape != (d_c, d_c):
-        raise ValueError(f"metric must have shape ({d_c}, {d_c}); got {tuple(metric.shape)}")
+    if metric is not None:
+        metric = cast_checked(float_tensor(metric, "metric", 2), K.dtype, "metric")
+        if metric.shape != (d_c, d_c):
+            raise ValueError(f"metric must have shape ({d_c}, {d_c}); got {tuple(metric.shape)}")
+    if x0 is not None:
+        x0 = cast_checked(float_tensor(x0, "x0", 2), K.dtype, "x0")
+        if x0.shape != (m, d):
+            raise ValueError(f"x0 must have the shape of the free factor ({m}, {d}); got {tuple(x0.shape)}")
     chunk = max(1, (1 << 18) // m) if chunk_size is None else _positive_int("chunk_size", chunk_size)
     chunk = min(chunk, F)
     P = K @ Y.T  # (F, m)
@@ -196,9 +215,11 @@ def solve_factor(
     flops = 2 * F * d * m + 4 * F * m * max(d, d_c)  # P and the right-hand side
     b = adjoint(C, W)  # (m, d)  L^*(C)
     bnorm = torch.linalg.vector_norm(b).item()
-    X = torch.zeros(m, d, dtype=K.dtype, device=K.device) if x0 is None else x0.to(K.dtype).clone()
+    X = torch.zeros(m, d, dtype=K.dtype, device=K.device) if x0 is None else x0.clone()
     info = {"iterations": 0, "relative_residual": 0.0, "converged": True, "flops": flops,
             "seconds": 0.0}
+    if not math.isfinite(bnorm):
+        raise ValueError(f"the right-hand side L^*(targets) overflows {K.dtype}; rescale the inputs")
     if bnorm == 0.0:
         info["seconds"] = time.perf_counter() - t_start
         return X.zero_(), info
@@ -225,6 +246,13 @@ def solve_factor(
         rz_new = (r * z).sum()
         p.mul_(rz_new / rz).add_(z)
         rz = rz_new
+    if not math.isfinite(rel):
+        raise ValueError(
+            f"conjugate gradients broke down after {it} iterations (a non-finite residual): the "
+            "normal operator is not positive semi-definite along the search direction (is the "
+            "metric PSD?) or its products overflow; rescale the inputs"
+        )
+    check_finite_result(X, "the solution of the factor least squares")
     flops += it * flops_mv
     info.update(iterations=it, relative_residual=rel, converged=rel <= tol, flops=flops,
                 seconds=time.perf_counter() - t_start)
@@ -249,8 +277,34 @@ def solve_factor_reference(
     Returns
     -------
     torch.Tensor, shape ``(m, d)``
+
+    Raises
+    ------
+    ValueError
+        Tensors that are not finite 2-D tensors (float16 / bfloat16 refused), ``F = 0``,
+        mismatched shapes, ``values`` without ``mapping`` (or the reverse), or map entries
+        outside ``[0, V)``.
     """
-    K, Y, W = keys.to(_F64), fixed.to(_F64), readout.to(_F64)
+    K = float_tensor(keys, "keys", 2, min_rows=1).to(_F64)
+    Y, W = float_tensor(fixed, "fixed", 2).to(_F64), float_tensor(readout, "readout", 2).to(_F64)
+    F, d = K.shape
+    if Y.shape[1] != d or W.shape[1] != Y.shape[0]:
+        raise ValueError(f"inconsistent shapes: keys {tuple(K.shape)}, fixed {tuple(Y.shape)}, "
+                         f"readout {tuple(W.shape)}")
+    if (values is None) != (mapping is None):
+        raise ValueError("pass values and mapping together (score space) or neither (output space)")
+    if values is None:
+        targets = float_tensor(targets, "targets", 2)
+        if targets.shape != (F, W.shape[0]):
+            raise ValueError(f"targets must have shape ({F}, {W.shape[0]}); got {tuple(targets.shape)}")
+    else:
+        values = float_tensor(values, "values", 2)
+        mapping = torch.as_tensor(mapping)
+        if values.shape[1] != W.shape[0] or mapping.shape != (F,) or mapping.is_floating_point():
+            raise ValueError(f"need values (V, {W.shape[0]}) and an integer mapping ({F},); got "
+                             f"{tuple(values.shape)}, {tuple(mapping.shape)} {mapping.dtype}")
+        if int(mapping.min()) < 0 or int(mapping.max()) >= values.shape[0]:
+            raise ValueError(f"mapping entries must lie in [0, V) = [0, {values.shape[0]})")
     P = K @ Y.T  # (F, m)
     J = torch.einsum("ir,cr,ia->icra", P, W, K)  # (F, d_c, m, d): d L(X)[i, c] / d X[r, a]
     if values is None:
@@ -335,22 +389,23 @@ def data_dependent_mlp(
     Raises
     ------
     ValueError
-        Not a FactSet, ``m < 1``, keys off the sphere, an unknown objective, a negative or
-        non-finite ``cg_tol`` or ``ridge``, ``cg_max_iter < 1`` (each message names the
-        argument), a singular readout system with ``ridge = 0``.
+        Not a FactSet, ``m < 1``, keys off the sphere, an unknown objective, a ``cg_tol`` or
+        ``ridge`` that is negative, non-finite or not a real number (a bool or a string),
+        ``cg_max_iter < 1``, a ``require_unit_keys`` that is not a bool (each message names the
+        argument), a CG breakdown, or a singular readout system with ``ridge = 0``.
 
     References
     ----------
     Seed 001, App. B.2.5 (eqs. 17-18), App. A.1.1 ("Data-dependent"), Sec. 4.3.
     """
-    facts = _checked_facts(facts, require_unit_keys)
+    facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
     m = _positive_int("m", m)
     if objective not in ("output", "score"):
         raise ValueError(f"objective must be 'output' or 'score'; got {objective!r}")
     # checked here, under the caller's names, before any work (solve_factor calls them tol/max_iter)
     cg_tol = _nonneg_float("cg_tol", cg_tol)
     cg_max_iter = _positive_int("cg_max_iter", cg_max_iter)
-    _nonneg_float("ridge", ridge)
+    ridge = _nonneg_float("ridge", ridge)
     gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
     dev = facts.keys.device
     K = facts.keys.to(_F64)  # (F, d)

@@ -21,8 +21,10 @@ import math
 import torch
 from torch import nn
 
-from assocmem._checks import positive_int as _positive_int, seed_int as _seed
+from assocmem._checks import as_real, positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
+from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.mlps._checks import as_bool
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _nonneg_float
 from assocmem.mlps.mlp.architectures import BilinearMLP
@@ -82,6 +84,7 @@ def train_mlp(
     stop_at_full_accuracy : bool, default False
     check_every : int, default 50
     dtype : torch.dtype, default torch.float32
+        torch.float32 or torch.float64 (float16 / bfloat16 are refused, :mod:`assocmem.dtypes`).
     record_every : int, default 100
         Keep the loss every ``record_every`` epochs in ``info["losses"]``.
 
@@ -95,8 +98,11 @@ def train_mlp(
     Raises
     ------
     ValueError
-        Not a FactSet, ``m < 1``, ``epochs < 1``, ``lr <= 0``, an unknown loss, or a
-        non-floating dtype.
+        Not a FactSet, ``m < 1``, ``epochs < 1``, an ``lr`` that is not a finite real ``> 0``,
+        an ``lr_min`` or ``tol`` that is not a finite real ``>= 0`` (booleans and strings are
+        refused), an unknown loss, a ``stop_at_full_accuracy`` that is not a bool, a dtype other
+        than float32 / float64, keys or values that overflow ``dtype``, or a training run that
+        diverges (a non-finite loss: lower ``lr``).
 
     References
     ----------
@@ -111,12 +117,11 @@ def train_mlp(
     record_every = _positive_int("record_every", record_every)
     if loss not in ("ce", "mse"):
         raise ValueError(f"loss must be 'ce' or 'mse'; got {loss!r}")
-    if not (float(lr) > 0 and math.isfinite(float(lr))):
-        raise ValueError(f"lr must be a positive number; got {lr!r}")
+    lr = as_real(lr, "lr", minimum=0.0, strict_min=True)
     lr_min = _nonneg_float("lr_min", lr_min)
     tol = _nonneg_float("tol", tol)
-    if not dtype.is_floating_point:
-        raise ValueError(f"dtype must be floating point; got {dtype}")
+    stop_at_full_accuracy = as_bool(stop_at_full_accuracy, "stop_at_full_accuracy")
+    check_float_dtype(dtype)
     dev = resolve_device(device)
     gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
     d, d_c = facts.dim, facts.values.shape[1]
@@ -126,8 +131,8 @@ def train_mlp(
     B = (torch.rand(d_c, m, generator=gen, dtype=_F64) * 2 - 1) * bb  # (d_c, m)
     model = BilinearMLP(*(t.to(device=dev, dtype=dtype) for t in (A, G, B)), construction="gd",
                         trainable=True)
-    K = facts.keys.to(device=dev, dtype=dtype)  # (F, d)
-    V = facts.values.to(device=dev, dtype=dtype)  # (V, d)
+    K = cast_checked(facts.keys, dtype, "facts.keys").to(dev)  # (F, d)
+    V = cast_checked(facts.values, dtype, "facts.values").to(dev)  # (V, d)
     f = facts.mapping.to(dev)  # (F,)
     T = V[f]  # (F, d)
     opt = torch.optim.Adam(model.parameters(), lr=float(lr))
@@ -150,6 +155,9 @@ def train_mlp(
         opt.step()
         sched.step()
         value = obj.item()
+        if not math.isfinite(value):
+            raise ValueError(f"training diverged: the {loss} loss is {value} at epoch {epoch} (lr = {lr:g}); "
+                             "lower lr")
         if epoch % record_every == 0 or epoch == 1:
             losses.append((epoch, value))
         if value <= tol:

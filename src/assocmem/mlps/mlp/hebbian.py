@@ -26,7 +26,8 @@ import torch
 
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.mlps.facts import FactSet
-from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian
+from assocmem.mlps._checks import as_bool
+from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian, _nonneg_float
 from assocmem.mlps.mlp.architectures import BilinearMLP, ExactK2Memory, _stacked_features
 from assocmem.mlps.mlp.readout import WHITENINGS, hebbian_readout
 
@@ -69,8 +70,8 @@ def hebbian_mlp(
         Hidden width, ``m >= 1``.
     whitening : {"none", "diag", "full"}, default "none"
     ridge : float, default 1e-6
-        ``lambda`` of eqs. 13-14 and Algorithm 1 line 11. ``0`` is allowed; a singular system then
-        raises.
+        ``lambda`` of eqs. 13-14 and Algorithm 1 line 11, a finite real ``>= 0`` (booleans and
+        strings are refused). ``0`` is allowed; a singular system then raises.
     seed : int, default 0
         Seed of ``A_bar, G_bar``.
     branch : {"auto", "primal", "dual"}, default "auto"
@@ -97,8 +98,10 @@ def hebbian_mlp(
     Raises
     ------
     ValueError
-        Not a FactSet, ``m < 1``, keys off the sphere, an unknown mode, a negative ridge, a
-        singular system with ``ridge = 0``, or a ``return_features`` that is not a bool.
+        Not a FactSet, ``m < 1``, keys off the sphere, an unknown mode or branch, a ridge that is
+        negative, non-finite or not a real number, a singular system with ``ridge = 0``, a
+        ``require_unit_keys`` or ``return_features`` that is not a bool, or a readout that
+        overflows float64.
 
     References
     ----------
@@ -113,10 +116,13 @@ def hebbian_mlp(
     >>> accuracy_from_outputs(Phi @ model.B.T, facts) == accuracy(model, facts)
     True
     """
-    facts = _checked_facts(facts, require_unit_keys)
+    facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
     m = _positive_int("m", m)
     if whitening not in WHITENINGS:
         raise ValueError(f"whitening must be one of {WHITENINGS}; got {whitening!r}")
+    if branch not in ("auto", "primal", "dual"):
+        raise ValueError(f"branch must be 'auto', 'primal' or 'dual'; got {branch!r}")
+    ridge = _nonneg_float("ridge", ridge)
     if not isinstance(return_features, bool):
         raise ValueError(f"return_features must be True or False; got {return_features!r}")
     gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
@@ -153,11 +159,11 @@ def exact_k2_memory(facts: FactSet, *, require_unit_keys: bool = True) -> ExactK
     Raises
     ------
     ValueError
-        Not a FactSet, or keys off the sphere.
+        Not a FactSet, keys off the sphere, or a ``require_unit_keys`` that is not a bool.
 
     References
     ----------
     Seed 001, eq. 8; Lemma B.2; App. A.3.2 (the exact-``K_2`` ``F``-sweep).
     """
-    facts = _checked_facts(facts, require_unit_keys)
+    facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
     return ExactK2Memory(facts.keys.to(_F64).clone(), facts.targets.to(_F64).clone())

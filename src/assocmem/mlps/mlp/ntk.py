@@ -21,6 +21,7 @@ from __future__ import annotations
 import torch
 
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
+from assocmem.mlps._checks import as_bool
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian
 from assocmem.mlps.mlp.architectures import GatedReLUMLP
@@ -59,13 +60,14 @@ def ntk_mlp(facts: FactSet, m: int, seed: int = 0, *, require_unit_keys: bool = 
     Raises
     ------
     ValueError
-        Not a FactSet, ``m < 1``, keys off the sphere.
+        Not a FactSet, ``m < 1``, keys off the sphere, or a ``require_unit_keys`` that is not a
+        bool.
 
     References
     ----------
     Seed 001, App. B.3 and App. A.1.1 ("NTK"); Nichani, Lee & Bietti (2024).
     """
-    facts = _checked_facts(facts, require_unit_keys)
+    facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
     m = _positive_int("m", m)
     gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
     dev = facts.keys.device

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import torch
 
+from assocmem.dtypes import cast_checked
+from assocmem.mlps._checks import all_finite, check_finite_result, float_tensor
 from assocmem.mlps.mlp._common import _nonneg_float, _tracks_grad
 
 __all__ = [
@@ -160,12 +162,15 @@ def hebbian_readout(
 
     Parameters
     ----------
-    Phi : torch.Tensor, shape ``(F, m)``, float64 recommended
+    Phi : torch.Tensor, shape ``(F, m)``, ``F >= 1``, float64 recommended
+        Finite; float32 or float64 (the computation runs in this dtype), integer and boolean
+        tensors are read as float64, float16 / bfloat16 are refused (:mod:`assocmem.dtypes`).
     targets : torch.Tensor, shape ``(F, d_c)``
-        ``C_f``: row ``i`` is ``c_f(i)``.
+        ``C_f``: row ``i`` is ``c_f(i)``. Finite; cast to the dtype of ``Phi``.
     whitening : {"none", "diag", "full"}, default "full"
     ridge : float, default 1e-6
-        ``lambda >= 0``. With ``0`` a singular system raises.
+        ``lambda >= 0``, a real number (booleans and strings are refused). With ``0`` a singular
+        system raises; a positive ridge regularises it (the paper's ``1e-6``).
     branch : {"auto", "primal", "dual"}, default "auto"
         For ``full``: ``auto`` is primal for ``m <= F`` and dual otherwise, as in Algorithm 1.
 
@@ -176,8 +181,11 @@ def hebbian_readout(
     Raises
     ------
     ValueError
-        Unknown mode or branch, mismatched shapes, a negative ridge, or a singular system
-        (a zero feature for ``diag``, a rank-deficient Gram matrix for ``full``) with no ridge.
+        Unknown mode or branch; ``Phi`` or ``targets`` that is not a tensor, not 2-D, float16 /
+        bfloat16 or has a NaN or infinite entry; ``F = 0`` (no stored key); mismatched shapes; a
+        ridge that is negative, non-finite or not a real number; a singular system (a zero
+        feature for ``diag``, a rank-deficient Gram matrix for ``full``) with no ridge; or a
+        computation that overflows the dtype of ``Phi`` (features or targets too large).
 
     References
     ----------
@@ -187,27 +195,43 @@ def hebbian_readout(
         raise ValueError(f"whitening must be one of {WHITENINGS}; got {whitening!r}")
     if branch not in ("auto", "primal", "dual"):
         raise ValueError(f"branch must be 'auto', 'primal' or 'dual'; got {branch!r}")
-    if Phi.dim() != 2 or targets.dim() != 2 or Phi.shape[0] != targets.shape[0]:
+    Phi = float_tensor(Phi, "Phi", 2, min_rows=1)
+    targets = float_tensor(targets, "targets", 2)
+    if Phi.shape[0] != targets.shape[0]:
         raise ValueError(f"need Phi (F, m) and targets (F, d_c); got {tuple(Phi.shape)}, {tuple(targets.shape)}")
     lam = _nonneg_float("ridge", ridge)
     F, m = Phi.shape
-    C = targets.to(Phi.dtype)
+    C = cast_checked(targets, Phi.dtype, "targets")
     if whitening == "none":
-        return (C.T @ Phi) / F  # (d_c, m)
+        return check_finite_result((C.T @ Phi) / F, "the readout C_f^T Phi / F")  # (d_c, m)
     if whitening == "diag":
-        s = (Phi * Phi).mean(dim=0) + lam  # (m,)  diag(Sigma) + ridge
+        s = check_finite_result((Phi * Phi).mean(dim=0) + lam, "diag(Sigma), the mean square of each feature,")
         if (s <= 0).any():
             raise ValueError(
                 "diagonal whitening divides by a zero feature variance (a feature vanishes on every "
                 "stored key); use a positive ridge"
             )
-        return (C.T @ Phi) / F / s  # (d_c, m)
+        return check_finite_result((C.T @ Phi) / F / s, "the diag-whitened readout")  # (d_c, m)
     if branch == "primal" or (branch == "auto" and m <= F):
         S = _gram_lower(Phi, F * lam)  # (m, m)  Phi^T Phi + F lam I, lower triangle
+        _check_gram(S, "primal Gram matrix Phi^T Phi")
         L = _cholesky(S, lam, "primal whitening (m x m)")  # (m, m), may reuse S's storage
         R = C.T @ Phi  # (d_c, m)  F B0
         Y = torch.linalg.solve_triangular(L.mT, R, upper=True, left=False)  # (d_c, m)  R L^{-T}
-        return torch.linalg.solve_triangular(L, Y, upper=False, left=False)  # (d_c, m)  R S^{-1}
+        B = torch.linalg.solve_triangular(L, Y, upper=False, left=False)  # (d_c, m)  R S^{-1}
+        return check_finite_result(B, "the whitened readout")
     Kg = _gram_lower(Phi.T, lam)  # (F, F)  Phi Phi^T + lam I
+    _check_gram(Kg, "dual Gram matrix Phi Phi^T")
     L = _cholesky(Kg, lam, "dual whitening (F x F)")
-    return torch.cholesky_solve(C, L).T @ Phi  # (d_c, m)
+    return check_finite_result(torch.cholesky_solve(C, L).T @ Phi, "the whitened readout")  # (d_c, m)
+
+
+def _check_gram(S: torch.Tensor, what: str) -> None:
+    """A :class:`ValueError` if the Gram matrix of finite features overflowed its dtype.
+
+    Its diagonal holds the squared norms, and every entry is at most the largest of them
+    (Cauchy-Schwarz), so a finite diagonal is a finite lower triangle.
+    """
+    if not all_finite(S.diagonal()):
+        raise ValueError(f"the {what} overflows {S.dtype} (largest finite value "
+                         f"{torch.finfo(S.dtype).max:.2g}): the features are too large; rescale them")

@@ -18,10 +18,9 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import lru_cache
-from numbers import Integral, Real
-
 import numpy as np
 
+from assocmem._checks import as_int, as_real
 from assocmem.sdm.geometry._common import _check_r
 
 
@@ -32,20 +31,9 @@ _MEAN_OVERLAPS = ("random", "orthogonal")
 
 
 def _check_count(value, name: str, minimum: int = 1) -> int:
-    """An integer count ``>= minimum`` (ints, numpy integers, integral floats)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value.item()
-    if isinstance(value, Integral):
-        v = int(value)
-    elif isinstance(value, Real) and math.isfinite(float(value)) and float(value).is_integer():
-        v = int(value)
-    else:
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if v < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {v}")
-    return v
+    """An integer count ``>= minimum`` (:func:`assocmem._checks.as_int`: ints, numpy integers,
+    integral floats, 0-d arrays and tensors; no booleans)."""
+    return as_int(value, name, minimum=minimum)
 
 
 def _check_neurons(r) -> Fraction:
@@ -61,11 +49,8 @@ def _log_fraction(fr: Fraction) -> float:
 
 
 def _check_z(z) -> float:
-    try:
-        zf = float(z)
-    except (TypeError, ValueError):
-        raise ValueError(f"z must be a positive real number, got {z!r}") from None
-    if not math.isfinite(zf) or zf <= 0:
+    zf = as_real(z, "z")  # refuses booleans, strings, NaN and infinities
+    if zf <= 0:
         raise ValueError(f"z must be a finite number > 0, got {z!r}")
     return zf
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from assocmem._checks import as_real
 from assocmem.sdm.capacity._common import (
     _check_count,
     _check_mean_overlap,
@@ -251,11 +252,8 @@ def _critical_from_map(f: np.ndarray, tolerance: float, round_distance: bool) ->
 
 
 def _check_tolerance(tolerance) -> float:
-    try:
-        t = float(tolerance)
-    except (TypeError, ValueError):
-        raise ValueError(f"tolerance must be a real number >= 0, got {tolerance!r}") from None
-    if not math.isfinite(t) or t < 0:
+    t = as_real(tolerance, "tolerance")  # refuses booleans, strings, NaN and infinities
+    if t < 0:
         raise ValueError(f"tolerance must be finite and >= 0, got {tolerance!r}")
     return t
 
@@ -307,8 +305,9 @@ def critical_distance_analysis(n, r, m, d, *, tolerance: float = 0.5,
     Raises
     ------
     ValueError
-        If ``n < 1``, ``r < 1``, ``m < 1``, ``d`` is outside ``[0, n]``, ``tolerance < 0`` or
-        ``mean_overlap`` is unknown.
+        If ``n < 1``, ``r < 1``, ``m < 1``, ``d`` is outside ``[0, n]``, ``tolerance`` is not
+        a finite real number ``>= 0`` (booleans and strings are refused) or ``mean_overlap`` is
+        unknown.
 
     Notes
     -----

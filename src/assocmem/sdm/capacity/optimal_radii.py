@@ -23,6 +23,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize, stats
 
+from assocmem._checks import as_real
 from assocmem.sdm.capacity._common import (
     _LOG2,
     _ball_sizes,
@@ -205,17 +206,17 @@ def radius_for_fraction(n, p) -> int:
     Raises
     ------
     ValueError
-        If ``n < 1`` or ``p`` is not in ``(0, 1]``.
+        If ``n < 1`` or ``p`` is not a real number in ``(0, 1]`` (booleans and strings are
+        refused).
 
     References
     ----------
     Bricken & Pehlevan (2021), App. B.5 (d* from p*); Kanerva (1988), Ch. 1.
     """
     n = _check_n(n)
-    try:
-        fp = Fraction(p)
-    except (TypeError, ValueError):
-        raise ValueError(f"p must be a fraction in (0, 1], got {p!r}") from None
+    # exact: a Fraction stays one, an int or float becomes the exact rational of its value;
+    # booleans, strings ("1/2" would parse), NaN and infinities are refused
+    fp = p if isinstance(p, Fraction) else Fraction(as_real(p, "p"))
     if not (0 < fp <= 1):
         raise ValueError(f"p must lie in (0, 1], got {p!r}")
     sizes = _ball_sizes(n)

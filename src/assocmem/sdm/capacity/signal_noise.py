@@ -20,6 +20,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from assocmem._checks import as_real
 from assocmem.sdm.capacity._common import (
     _LOG2,
     _check_count,
@@ -44,10 +45,7 @@ _LOG_FLOAT_MAX = math.log(np.finfo(float).max)
 
 
 def _check_probability(value, name: str) -> float:
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a probability in (0, 1), got {value!r}") from None
+    f = as_real(value, name)  # refuses booleans, strings, NaN and infinities
     if not (0.0 < f < 1.0):
         raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
     return f
@@ -220,8 +218,8 @@ def capacity(n, r, d, z, x=0, *, mean_overlap: str = "random") -> float:
     Raises
     ------
     ValueError
-        If ``n < 1``, ``r < 1``, ``d`` or ``x`` is outside ``[0, n]``, ``z <= 0``, or
-        ``mean_overlap`` is unknown.
+        If ``n < 1``, ``r < 1``, ``d`` or ``x`` is outside ``[0, n]``, ``z`` is not a finite
+        real number ``> 0`` (booleans and strings are refused), or ``mean_overlap`` is unknown.
 
     References
     ----------
@@ -287,7 +285,8 @@ def retrieval_z(probability, n=None) -> float:
     Raises
     ------
     ValueError
-        If ``probability`` is not in ``(0, 1)`` or ``n < 1``.
+        If ``probability`` is not a real number in ``(0, 1)`` (booleans and strings are
+        refused) or ``n < 1``.
 
     Notes
     -----

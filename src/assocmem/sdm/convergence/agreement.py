@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from assocmem._checks import as_real
 from assocmem.sdm.convergence.algorithms import resolve_algorithm
 
 __all__ = [
@@ -38,6 +39,11 @@ def _check_confidence(confidence) -> float:
     if isinstance(confidence, bool) or not isinstance(confidence, Real) or not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
     return float(confidence)
+
+
+def _check_threshold(threshold) -> float:
+    """A finite real cosine threshold (a NaN one would silently count nothing as retrieved)."""
+    return as_real(threshold, "threshold")
 
 
 def _check_frame(df, needed: Sequence[str]) -> None:
@@ -75,10 +81,12 @@ def summarize(df: pd.DataFrame, threshold: float = 0.99, confidence: float = 0.9
     Raises
     ------
     ValueError
-        If ``df`` lacks the needed columns or ``confidence`` is not in ``(0, 1)``.
+        If ``df`` lacks the needed columns, ``confidence`` is not in ``(0, 1)``, or
+        ``threshold`` is not a finite real number (booleans and strings are refused).
     """
     _check_frame(df, ["algorithm", "n", "d", "level", "cosine", "steps", "stopped", "zero_weights"])
     confidence = _check_confidence(confidence)
+    threshold = _check_threshold(threshold)
     keys = _group_keys(df)
     keys = keys[:-3] + ["algorithm"] + keys[-3:]
     work = df.assign(retrieved=df["cosine"] > threshold)
@@ -130,11 +138,12 @@ def agreement(df: pd.DataFrame, reference="Binary_SDM", threshold: float = 0.99,
     Raises
     ------
     ValueError
-        If ``df`` lacks columns, ``reference`` is unknown or absent from ``df``, or
-        ``confidence`` is not in ``(0, 1)``.
+        If ``df`` lacks columns, ``reference`` is unknown or absent from ``df``,
+        ``confidence`` is not in ``(0, 1)``, or ``threshold`` is not a finite real number.
     """
     _check_frame(df, ["algorithm", "n", "d", "level", "dataset", "repeat", "query", "cosine"])
     confidence = _check_confidence(confidence)
+    threshold = _check_threshold(threshold)
     group = _group_keys(df)
     keys = group + ["dataset", "repeat", "query"]
     wide = df.pivot_table(index=keys, columns="algorithm", values="cosine", observed=True)

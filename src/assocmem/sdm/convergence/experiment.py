@@ -21,7 +21,9 @@ import pandas as pd
 import torch
 
 from assocmem._checks import as_int as _as_int
+from assocmem._checks import as_real
 from assocmem.devices import resolve_device, torch_threads
+from assocmem.sdm._common import _real_array, _unit_norm
 from assocmem.progress import progress
 from assocmem.sdm.convergence._common import _check_dtype, _seed_int
 from assocmem.sdm.convergence.algorithms import (
@@ -125,8 +127,11 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
     ------
     ValueError
         On unknown algorithms, a radius outside ``[0, n]``, an invalid level, ``num_queries``
-        outside ``[1, m]``, ``m`` larger than ``data`` has rows, a missing ``levels`` or ``r``
-        for an ``n`` without a paper default, or bad counts.
+        outside ``[1, m]``, ``m`` larger than ``data`` has rows, ``data`` with non-finite,
+        boolean or string entries or a zero row, a missing ``levels`` or ``r`` for an ``n``
+        without a paper default, empty ``radii`` or ``levels``, ``max_steps < 0``, a ``tol``
+        that is not a finite number ``>= 0``, a float16/bfloat16 ``dtype``, or bad counts (all
+        checked before any rule is built).
     RuntimeError
         If queries cannot be drawn with the target closest (:func:`make_queries`).
 
@@ -142,11 +147,9 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
         raise ValueError(f"algorithms has duplicates: {algos}")
     m = _as_int(m, "m")
     if data is not None:
-        data_arr = np.asarray(data, dtype=np.float64)
+        data_arr = _real_array(data, "data")  # no booleans, strings, float16, NaN or inf
         if data_arr.ndim != 2:
             raise ValueError(f"data must have shape (N, n), got {data_arr.shape}")
-        if not np.all(np.isfinite(data_arr)):
-            raise ValueError("data must have finite entries")
         n = data_arr.shape[1]
         if m > data_arr.shape[0]:
             raise ValueError(f"m = {m} exceeds the {data_arr.shape[0]} rows of data")
@@ -184,6 +187,18 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
     if ensure_closest is None:
         ensure_closest = data is None
     seed = _as_int(seed, "seed")
+    # checked here, before any rule is built, not at the first convergence
+    max_steps = _as_int(max_steps, "max_steps")
+    if max_steps < 0:
+        raise ValueError(f"max_steps must be >= 0, got {max_steps}")
+    try:
+        tol = as_real(tol, "tol")
+    except ValueError:
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}") from None
+    if tol < 0:
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    if not radii or not levels:
+        raise ValueError(f"radii and levels must be nonempty, got radii = {radii}, levels = {levels}")
     dev = resolve_device(device)
     dtype = _check_dtype(dtype)
 
@@ -230,7 +245,7 @@ def _run(rules: dict, algos: list[str], n: int, m: int, data_arr, levels, num_qu
             rows = np.random.default_rng(_seed_int(seed, 1, ds)).choice(data_arr.shape[0], m, replace=False)
             x = torch.as_tensor(data_arr[rows])
             pb = (x > 0).to(torch.uint8)
-            pc = x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+            pc = x / _unit_norm(x)  # no overflow of the norm for entries above 1e154
         targets = np.sort(np.random.default_rng(_seed_int(seed, 2, ds)).permutation(m)[:num_queries]) \
             if num_queries < m else np.arange(m)
         tidx = torch.as_tensor(targets, dtype=torch.int64)

@@ -13,13 +13,13 @@ queries are the same on every device. Used by the experiment of chapter 36.
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
 import torch
 
 from assocmem._checks import as_int as _as_int
+from assocmem._checks import as_real
 from assocmem.devices import resolve_device
+from assocmem.sdm._common import _torch_seed, _unit_norm
 from assocmem.sdm.convergence._common import _as_tensor, _seed_int
 from assocmem.sdm.read.patterns import flip_bits, rotate_to_cosine
 
@@ -35,7 +35,7 @@ __all__ = [
 def _cpu_generator(seed) -> torch.Generator:
     if isinstance(seed, torch.Generator):
         return seed
-    return torch.Generator().manual_seed(_as_int(seed, "seed"))
+    return torch.Generator().manual_seed(_torch_seed(seed))
 
 
 def perturbation_levels(max_level, num: int = 7) -> list[int]:
@@ -126,7 +126,8 @@ def perturb_continuous(targets, k, seed=0) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If ``k`` is outside ``[0, n]``, ``n < 2``, or a target is zero or not finite.
+        If ``k`` is not a real number in ``[0, n]`` (booleans and strings are refused),
+        ``n < 2``, or a target is zero, not finite or float16/bfloat16.
 
     References
     ----------
@@ -137,9 +138,13 @@ def perturb_continuous(targets, k, seed=0) -> torch.Tensor:
     if t.ndim < 1:
         raise ValueError("targets must have at least one axis")
     n = t.shape[-1]
-    if isinstance(k, bool) or not isinstance(k, Real) or not (0 <= float(k) <= n):
+    try:
+        kf = as_real(k, "k")  # no booleans, strings, NaN or infinities
+    except ValueError:
+        raise ValueError(f"k must be a number in [0, n] = [0, {n}], got {k!r}") from None
+    if not 0 <= kf <= n:
         raise ValueError(f"k must be a number in [0, n] = [0, {n}], got {k!r}")
-    return rotate_to_cosine(t.to(torch.float64), 1.0 - 2.0 * float(k) / n, seed=seed)
+    return rotate_to_cosine(t.to(torch.float64), 1.0 - 2.0 * kf / n, seed=seed)
 
 
 def random_patterns(m, n, seed=0, device="cpu") -> tuple[torch.Tensor, torch.Tensor]:
@@ -165,7 +170,7 @@ def random_patterns(m, n, seed=0, device="cpu") -> tuple[torch.Tensor, torch.Ten
     Raises
     ------
     ValueError
-        If ``m < 1`` or ``n < 2``.
+        If ``m < 1`` or ``n < 2``, or ``seed`` is not an integer in ``[-2^63, 2^64 - 1]``.
 
     References
     ----------
@@ -212,7 +217,9 @@ def make_queries(patterns_binary, patterns_continuous, targets, k, seed=0, *,
     Raises
     ------
     ValueError
-        On inconsistent shapes or out-of-range targets or ``k``.
+        On inconsistent shapes, targets that are not integer row indices in range (floats and
+        booleans are refused, not truncated), an out-of-range ``k``, continuous patterns with
+        non-finite entries or zero rows, or float16/bfloat16 patterns.
     RuntimeError
         If some query still has a closer pattern after ``max_attempts`` rounds.
 
@@ -220,7 +227,12 @@ def make_queries(patterns_binary, patterns_continuous, targets, k, seed=0, *,
     ----------
     The authors' ``Data_Processing_Associative_Memory.py`` (``ensure_no_closer_images``).
     """
-    idx = torch.as_tensor(np.asarray(targets, dtype=np.int64))
+    raw = np.asarray(targets)
+    if raw.size and not (np.issubdtype(raw.dtype, np.integer) or raw.dtype == object):
+        # np.asarray(..., int64) would truncate 0.7 to 0 and read True as 1
+        raise ValueError(f"targets must be integer row indices, got an array of dtype {raw.dtype}")
+    idx = torch.as_tensor(np.array([_as_int(v, "targets") for v in raw.ravel()], dtype=np.int64)
+                          .reshape(raw.shape) if raw.dtype == object else raw.astype(np.int64))
     if idx.ndim != 1:
         raise ValueError(f"targets must be a 1-D array of row indices, got shape {tuple(idx.shape)}")
     max_attempts = _as_int(max_attempts, "max_attempts")
@@ -235,6 +247,12 @@ def make_queries(patterns_binary, patterns_continuous, targets, k, seed=0, *,
         pats = _as_tensor(pats, f"patterns_{kind}").cpu()
         if pats.ndim != 2:
             raise ValueError(f"patterns_{kind} must have shape (m, n), got {tuple(pats.shape)}")
+        if kind == "continuous":  # a NaN or zero row would become NaN and never be "closer"
+            pf = pats.to(torch.float64)
+            if pf.numel() and not bool(torch.isfinite(pf).all()):
+                raise ValueError("patterns_continuous must have finite entries")
+            if bool((_unit_norm(pf) == 0).any()):
+                raise ValueError("patterns_continuous has a zero row, which cannot be L2-normalised")
         m, n = pats.shape
         if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= m):
             raise ValueError(f"targets must index rows 0..{m - 1}")
@@ -247,7 +265,7 @@ def make_queries(patterns_binary, patterns_continuous, targets, k, seed=0, *,
             q = perturb_binary(tgt, kk, seed=gen)
         else:
             pf = pats.to(torch.float64)
-            pats = pf / torch.linalg.vector_norm(pf, dim=-1, keepdim=True)
+            pats = pf / _unit_norm(pf)
             tgt = pats[idx]
             q = perturb_continuous(tgt, kk, seed=gen)
         if ensure_closest and kk > 0 and idx.numel():

@@ -30,17 +30,20 @@ convergence and learnt-projection experiments of chapter 36 and by ``bench_sdm_r
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from numbers import Real
 
 import numpy as np
 import torch
 
 from assocmem._checks import as_int as _as_int
+from assocmem._checks import as_real
 from assocmem.devices import resolve_device
+from assocmem.dtypes import cast_checked
+from assocmem.sdm._common import _torch_seed, _unit_norm
 from assocmem.sdm.convergence._common import _as_tensor, _check_dtype
 from assocmem.sdm.convergence.algorithms import PAPER_NEURONS, algorithm_spec
 from assocmem.sdm.geometry._common import _check_r
@@ -145,6 +148,16 @@ class PreparedPatterns:
         return int(self.patterns.shape[0])
 
 
+def _same_device(a: torch.device, b: torch.device) -> bool:
+    """``cuda`` and ``cuda:0`` are the same device when the current one is 0."""
+    if a.type != b.type:
+        return False
+    if a.index is None or b.index is None:
+        current = torch.cuda.current_device() if a.type == "cuda" and torch.cuda.is_available() else 0
+        return (a.index if a.index is not None else current) == (b.index if b.index is not None else current)
+    return a.index == b.index
+
+
 class _Workspace:
     """Named ``(rows, m)`` buffers, allocated on first use."""
 
@@ -231,6 +244,11 @@ class ReadRule:
     ValueError
         From :func:`make_read_rule`.
 
+    Notes
+    -----
+    State: the generator of the stochastic rounding, changed by :meth:`manual_seed` and by the
+    reads of neuron-limited rules. Both are atomic: a call that raises leaves it as it was.
+
     References
     ----------
     Bricken & Pehlevan (2021), Eq. 1, Eq. 2, Eq. 5, Eq. 6, Eq. 9, Eq. 10, App. B.3, App. B.7;
@@ -256,7 +274,7 @@ class ReadRule:
         if beta_convention not in ("authors", "ols"):
             raise ValueError(f"beta_convention must be 'authors' or 'ols', got {beta_convention!r}")
         self.beta_convention = beta_convention
-        self.seed = _as_int(seed, "seed")
+        self.seed = _torch_seed(seed)
         self.r = None
         if self.spec.needs_r:
             if r is None:
@@ -278,10 +296,15 @@ class ReadRule:
                                      f"d = {self.d}; pass beta explicitly")
                 beta = fit_beta(self.n, self.d, convention=beta_convention,
                                 intersection=self.spec.beta_fit).beta
-            if isinstance(beta, bool) or not isinstance(beta, (Real, torch.Tensor)) \
-                    or not math.isfinite(float(beta)):
-                raise ValueError(f"beta must be a finite real number, got {beta!r}")
-            self.beta = float(beta)
+            try:
+                b = as_real(beta, "beta")  # no booleans, strings, NaN or infinities
+            except ValueError:
+                raise ValueError(f"beta must be a finite real number, got {beta!r}") from None
+            top = float(torch.finfo(self.dtype).max)
+            if 2.0 * abs(b) > top:  # the binary read forms beta - 2 beta dv / n, down to -beta
+                raise ValueError(f"beta = {b!r} overflows the {self.dtype} read (|beta| must stay "
+                                 f"below {top / 2:.3g}); use dtype=torch.float64")
+            self.beta = b
         self.cap_table_size = _as_int(cap_table_size, "cap_table_size")
         if self.cap_table_size < 2:
             raise ValueError(f"cap_table_size must be >= 2, got {self.cap_table_size}")
@@ -327,8 +350,15 @@ class ReadRule:
         self._log_edge_cut = math.log(self._log_floor) + 1.0
 
     def manual_seed(self, seed) -> "ReadRule":
-        """Reseed the stochastic rounding (neuron-limited rules); returns ``self``."""
-        self._generator = torch.Generator(device=self.device).manual_seed(_as_int(seed, "seed"))
+        """Reseed the stochastic rounding (neuron-limited rules); returns ``self``.
+
+        Raises
+        ------
+        ValueError
+            If ``seed`` is not an integer in ``[-2^63, 2^64 - 1]``; the generator is then
+            unchanged.
+        """
+        self._generator = torch.Generator(device=self.device).manual_seed(_torch_seed(seed))
         return self
 
     def __repr__(self) -> str:
@@ -371,10 +401,10 @@ class ReadRule:
             if x.numel() and not bool(((x == 0) | (x == 1)).all()):
                 raise ValueError(f"{name} must be binary (entries 0 or 1) for {self.name}")
             return x.to(self.dtype)
-        x = x.to(self.dtype)
-        if x.numel() and not bool(torch.isfinite(x).all()):
+        if x.is_floating_point() and x.numel() and not bool(torch.isfinite(x).all()):
             raise ValueError(f"{name} must have finite entries")
-        norm = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+        x = cast_checked(x, self.dtype, name)  # float64 beyond float32's range: an overflow error
+        norm = _unit_norm(x)  # no overflow to inf (and a zero row) for float32 entries > 1e19
         if bool((norm == 0).any()):
             raise ValueError(f"{name} has a zero vector, which cannot be L2-normalised")
         return x / norm
@@ -395,8 +425,9 @@ class ReadRule:
         Raises
         ------
         ValueError
-            On a shape other than ``(B, n)``, non-binary entries (binary rules), non-finite
-            entries or zero vectors (continuous rules).
+            On a shape other than ``(B, n)``, float16/bfloat16 input (:mod:`assocmem.dtypes`),
+            non-binary entries (binary rules), non-finite entries, entries that overflow the
+            rule's dtype or zero vectors (continuous rules).
         """
         return self._rows(queries, "queries", 0)
 
@@ -418,9 +449,12 @@ class ReadRule:
         Raises
         ------
         ValueError
-            As :meth:`prepare_queries`, or if ``m = 0``.
+            As :meth:`prepare_queries`, if ``m = 0``, or for a :class:`PreparedPatterns` made by
+            a rule of another space, dtype, device, ``n`` or (``Binary_Neuron_SDM``) other
+            neurons, which this rule would read wrongly.
         """
         if isinstance(patterns, PreparedPatterns):
+            self._check_prepared(patterns)
             return patterns
         p = self._rows(patterns, "patterns", 1)
         prep = PreparedPatterns(patterns=p, transposed=p.T.contiguous())
@@ -430,6 +464,28 @@ class ReadRule:
             mem = NeuronSDM(self.n, self.r, self.d, seed=self.seed, device=self.device)
             prep.memory = mem.write(p, p)
         return prep
+
+    def _check_prepared(self, prep: PreparedPatterns) -> None:
+        """A :class:`PreparedPatterns` made for this kind of rule (else reads would be wrong)."""
+        p = prep.patterns
+        problems = []
+        if p.ndim != 2 or p.shape[1] != self.n or p.shape[0] < 1:
+            problems.append(f"shape {tuple(p.shape)}, not (m, {self.n}) with m >= 1")
+        if p.dtype != self.dtype:
+            problems.append(f"dtype {p.dtype}, not {self.dtype}")
+        if not _same_device(p.device, self.device):
+            problems.append(f"device {p.device}, not {self.device}")
+        if (prep.ones is not None) != self.is_binary:
+            problems.append(f"prepared for a {'binary' if prep.ones is not None else 'continuous'} "
+                            f"rule, not a {self.space} one")
+        if self.spec.weights == "neurons":
+            mem = prep.memory
+            if mem is None or mem.n != self.n or mem.r != self.r or mem.d != self.d:
+                problems.append(f"its neurons are not this rule's (n = {self.n}, r = {self.r}, "
+                                f"d = {self.d})")
+        if problems:
+            raise ValueError(f"patterns is a PreparedPatterns that {self.name} cannot read: "
+                             + "; ".join(problems) + ". Call this rule's prepare()")
 
     # --------------------------------------------------------------------------------------
     # weights
@@ -577,14 +633,30 @@ class ReadRule:
         empty : torch.Tensor, shape ``(B,)``, bool
             Which rows had all weights zero (or, continuous, a zero read).
         """
-        if queries.shape[0] <= self.chunk_size:
-            return self._block_read(queries, prepared)
-        outs, empties = [], []
-        for lo in range(0, queries.shape[0], self.chunk_size):
-            o, e = self._block_read(queries[lo:lo + self.chunk_size], prepared)
-            outs.append(o)
-            empties.append(e)
-        return torch.cat(outs), torch.cat(empties)
+        with self._generator_kept_on_error():
+            if queries.shape[0] <= self.chunk_size:
+                return self._block_read(queries, prepared)
+            outs, empties = [], []
+            for lo in range(0, queries.shape[0], self.chunk_size):
+                o, e = self._block_read(queries[lo:lo + self.chunk_size], prepared)
+                outs.append(o)
+                empties.append(e)
+            return torch.cat(outs), torch.cat(empties)
+
+    @contextlib.contextmanager
+    def _generator_kept_on_error(self):
+        """Restore the stochastic-rounding generator if the block raises (reads are atomic).
+
+        The generator is the only state a read changes (the workspace holds scratch buffers);
+        a read that fails half-way, after some blocks drew their counts, leaves it as it was.
+        """
+        state = self._generator.get_state() if self.spec.neuron_limited else None
+        try:
+            yield
+        except BaseException:
+            if state is not None:
+                self._generator.set_state(state)
+            raise
 
     def read(self, queries, patterns, return_empty: bool = False):
         """One read of every query (validated inputs).
@@ -609,8 +681,14 @@ class ReadRule:
         Raises
         ------
         ValueError
-            On shape mismatch, non-binary entries for a binary rule, zero or non-finite vectors
-            for a continuous rule, or an empty memory.
+            On shape mismatch, float16/bfloat16 input, non-binary entries for a binary rule,
+            zero or non-finite vectors for a continuous rule, an empty memory, or a
+            :class:`PreparedPatterns` of another rule (see :meth:`prepare`).
+
+        Notes
+        -----
+        Atomic: the only state a read changes is the generator of the stochastic rounding
+        (neuron-limited rules); a read that raises restores it.
 
         References
         ----------
@@ -680,10 +758,11 @@ class ReadRule:
         x = self.prepare_queries(queries)
         prep = self.prepare(patterns)
         ws, dens = [], []
-        for lo in range(0, max(x.shape[0], 1), self.chunk_size):
-            w, den = self._block_weights(x[lo:lo + self.chunk_size], prep)
-            ws.append(w.clone())  # the block's weights live in a buffer the next block reuses
-            dens.append(den)
+        with self._generator_kept_on_error():
+            for lo in range(0, max(x.shape[0], 1), self.chunk_size):
+                w, den = self._block_weights(x[lo:lo + self.chunk_size], prep)
+                ws.append(w.clone())  # the block's weights live in a buffer the next block reuses
+                dens.append(den)
         return torch.cat(ws), torch.cat(dens)
 
     def log_weight_table(self) -> np.ndarray:
@@ -736,7 +815,10 @@ def make_read_rule(name, n, d, **kwargs) -> ReadRule:
     ValueError
         If the name is unknown (the message lists the valid names), ``n < 2``, ``d`` is outside
         ``[0, n]``, a neuron-limited rule gets no positive ``r``, a softmax rule with ``d < 2``
-        gets no ``beta``, or an option is invalid.
+        gets no ``beta``, ``beta`` is not a finite real number (booleans and strings are refused)
+        or so large that ``2 |beta|`` overflows ``dtype``, ``dtype`` is not float32/float64
+        (float16/bfloat16 are refused with the reason), ``seed`` is not an integer in
+        ``[-2^63, 2^64 - 1]``, or another option is invalid.
     RuntimeError
         If the device is not available.
 

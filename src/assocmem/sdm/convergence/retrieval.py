@@ -12,13 +12,13 @@ cosine of the final state to its target (``1 - 2 H / n`` for binary states), is
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from numbers import Real
 
 import torch
 
 from assocmem._checks import as_int as _as_int
+from assocmem._checks import as_real
+from assocmem.sdm._common import _unit_norm
 from assocmem.sdm.convergence._common import _as_tensor
 from assocmem.sdm.convergence.read_rules import ReadRule
 
@@ -74,21 +74,33 @@ def cosine_to_target(states, targets, space: str) -> torch.Tensor:
     Raises
     ------
     ValueError
-        On shape mismatch or an unknown ``space``.
+        On shape mismatch, ``n = 0``, an unknown ``space``, float16/bfloat16 input, entries other
+        than 0 and 1 (``"binary"``), or non-finite entries or zero vectors (``"continuous"``,
+        whose cosine would be NaN).
     """
+    if space not in ("binary", "continuous"):
+        raise ValueError(f"space must be 'binary' or 'continuous', got {space!r}")
     s, t = _as_tensor(states, "states"), _as_tensor(targets, "targets")
     t = t.to(s.device)
-    if s.shape != t.shape or s.ndim != 2:
-        raise ValueError(f"states and targets must both have shape (B, n), got {tuple(s.shape)} "
-                         f"and {tuple(t.shape)}")
+    if s.shape != t.shape or s.ndim != 2 or s.shape[1] < 1:
+        raise ValueError(f"states and targets must both have shape (B, n) with n >= 1, got "
+                         f"{tuple(s.shape)} and {tuple(t.shape)}")
     n = s.shape[1]
+    s, t = s.to(torch.float64), t.to(torch.float64)
     if space == "binary":
-        h = (s.to(torch.float64) != t.to(torch.float64)).sum(-1).to(torch.float64)
+        for name, x in (("states", s), ("targets", t)):
+            if x.numel() and not bool(((x == 0) | (x == 1)).all()):
+                raise ValueError(f"{name} must be binary (entries 0 or 1) for space='binary'")
+        h = (s != t).sum(-1).to(torch.float64)
         return 1.0 - 2.0 * h / n
-    if space == "continuous":
-        s, t = s.to(torch.float64), t.to(torch.float64)
-        return (s * t).sum(-1) / (torch.linalg.vector_norm(s, dim=-1) * torch.linalg.vector_norm(t, dim=-1))
-    raise ValueError(f"space must be 'binary' or 'continuous', got {space!r}")
+    for name, x in (("states", s), ("targets", t)):
+        if x.numel() and not bool(torch.isfinite(x).all()):
+            raise ValueError(f"{name} must have finite entries")
+    ns, nt = _unit_norm(s).squeeze(-1), _unit_norm(t).squeeze(-1)
+    if bool((ns == 0).any()) or bool((nt == 0).any()):
+        raise ValueError("states and targets must be nonzero for space='continuous' (the cosine of "
+                         "a zero vector is undefined)")
+    return (s * t).sum(-1) / (ns * nt)
 
 
 def converge(rule: ReadRule, queries, patterns, max_steps: int = 100, tol: float = 0.05) -> ConvergenceResult:
@@ -140,7 +152,11 @@ def converge(rule: ReadRule, queries, patterns, max_steps: int = 100, tol: float
     max_steps = _as_int(max_steps, "max_steps")
     if max_steps < 0:
         raise ValueError(f"max_steps must be >= 0, got {max_steps}")
-    if isinstance(tol, bool) or not isinstance(tol, Real) or not math.isfinite(tol) or tol < 0:
+    try:
+        tol = as_real(tol, "tol")  # no booleans, strings, NaN or infinities
+    except ValueError:
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}") from None
+    if tol < 0:
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
     prep = rule.prepare(patterns)
     x = rule.prepare_queries(queries).clone()

@@ -5,7 +5,8 @@ Every Hamming argument of :mod:`assocmem.sdm.geometry`, and of the modules built
 :mod:`~assocmem.sdm.convergence`), is read through these helpers, so that one malformed argument
 raises the same :class:`ValueError` wherever it enters: ``_check_n`` (the dimension),
 ``_check_distance`` (an integer in ``[0, n]``), ``_check_dnd`` (distance, radius and dimension
-together), ``_check_real_radius`` (a real radius for the continuous forms) and ``_check_r`` (a
+together), ``_check_real_radius`` (a real radius for the continuous forms, read by
+:func:`assocmem._checks.as_real`: no booleans, strings, NaN or infinities) and ``_check_r`` (a
 positive number of neurons as an exact :class:`~fractions.Fraction`); integers are read by
 :func:`assocmem._checks.as_int` (Python and numpy integers, integral floats, 0-d arrays and
 tensors). ``_binom`` (with ``C(m, k) = 0`` outside ``0 <= k <= m``) and ``_binomial_row`` give exact
@@ -22,6 +23,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from assocmem._checks import as_int as _as_int
+from assocmem._checks import as_real as _as_real
 
 
 _LOG2 = math.log(2.0)
@@ -52,11 +54,8 @@ def _check_dnd(dv, d, n) -> tuple[int, int, int]:
 
 
 def _check_real_radius(d, n: int) -> float:
-    try:
-        f = float(d)
-    except (TypeError, ValueError):
-        raise ValueError(f"d must be a real number in [0, n], got {d!r}") from None
-    if not math.isfinite(f) or f < 0 or f > n:
+    f = _as_real(d, "d")  # refuses booleans, strings, NaN and infinities
+    if f < 0 or f > n:
         raise ValueError(f"d must lie in [0, n] = [0, {n}], got {d!r}")
     return f
 
@@ -64,8 +63,10 @@ def _check_real_radius(d, n: int) -> float:
 def _check_r(r) -> Fraction:
     if isinstance(r, (bool, np.bool_)):
         raise ValueError(f"r must be a positive number of neurons, got {r!r}")
-    if isinstance(r, np.generic):
-        r = r.item()
+    if isinstance(r, np.generic) or (getattr(r, "ndim", None) == 0 and callable(getattr(r, "item", None))):
+        r = r.item()  # numpy scalars, 0-d arrays and 0-d tensors
+        if isinstance(r, bool):
+            raise ValueError(f"r must be a positive number of neurons, got {r!r}")
     if isinstance(r, Integral):
         fr = Fraction(int(r))
     elif isinstance(r, Real) and math.isfinite(float(r)):

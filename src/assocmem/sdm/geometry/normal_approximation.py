@@ -17,6 +17,7 @@ import math
 import numpy as np
 from scipy import special, stats
 
+from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry._common import _check_n, _check_real_radius
 
 __all__ = [
@@ -67,7 +68,8 @@ def circle_intersection_continuous(dv, d, n, *, continuity_correction: bool = Fa
     Raises
     ------
     ValueError
-        If ``n < 1``, ``dv`` or ``d`` is outside ``[0, n]``, or ``method`` is unknown.
+        If ``n < 1``, ``dv`` or ``d`` is outside ``[0, n]``, not finite, a boolean or a string,
+        or ``method`` is unknown.
 
     References
     ----------
@@ -76,8 +78,8 @@ def circle_intersection_continuous(dv, d, n, *, continuity_correction: bool = Fa
     """
     n = _check_n(n)
     dr = _check_real_radius(d, n)
-    dv_arr = np.asarray(dv, dtype=float)
-    if dv_arr.size and (not np.all(np.isfinite(dv_arr)) or dv_arr.min() < 0 or dv_arr.max() > n):
+    dv_arr = _real_array(dv, "dv")
+    if dv_arr.size and (dv_arr.min() < 0 or dv_arr.max() > n):
         raise ValueError(f"dv must lie in [0, n] = [0, {n}], got {dv!r}")
     scalar = dv_arr.ndim == 0
     h = ((dr + (0.5 if continuity_correction else 0.0)) - n / 2) / math.sqrt(n / 4)

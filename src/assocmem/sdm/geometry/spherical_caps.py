@@ -20,6 +20,7 @@ import numpy as np
 from scipy import special
 
 from assocmem._checks import as_int as _as_int
+from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry._common import _LOG2, _check_n, _check_real_radius
 
 __all__ = [
@@ -32,9 +33,9 @@ __all__ = [
 
 
 def _check_rho(rho) -> tuple[np.ndarray, bool]:
-    arr = np.asarray(rho, dtype=float)
-    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr < -1.0) or np.any(arr > 1.0)):
-        bad = arr[~(np.isfinite(arr) & (arr >= -1.0) & (arr <= 1.0))].ravel()[0]
+    arr = _real_array(rho, "rho")  # refuses booleans, strings, NaN and infinities
+    if arr.size and (np.any(arr < -1.0) or np.any(arr > 1.0)):
+        bad = arr[~((arr >= -1.0) & (arr <= 1.0))].ravel()[0]
         raise ValueError(f"rho is a cosine and must lie in [-1, 1], got {bad!r}")
     return arr, arr.ndim == 0
 
@@ -225,7 +226,7 @@ def cap_fraction(d, n) -> float:
     Raises
     ------
     ValueError
-        If ``n < 2`` or ``d`` is outside ``[0, n]``.
+        If ``n < 2``, or ``d`` is outside ``[0, n]``, not finite, a boolean or a string.
 
     References
     ----------
@@ -253,7 +254,7 @@ def log_cap_fraction(d, n) -> float:
     Raises
     ------
     ValueError
-        If ``n < 2`` or ``d`` is outside ``[0, n]``.
+        If ``n < 2``, or ``d`` is outside ``[0, n]``, not finite, a boolean or a string.
 
     References
     ----------
@@ -287,7 +288,8 @@ def log_cap_intersection(rho, d, n, *, order=None):
     Raises
     ------
     ValueError
-        If ``rho`` is outside ``[-1, 1]``, ``d`` outside ``[0, n]``, ``n < 2`` or ``order < 2``.
+        If ``rho`` is outside ``[-1, 1]``, ``d`` outside ``[0, n]`` (either not finite, a
+        boolean or a string), ``n < 2`` or ``order < 2``.
 
     Notes
     -----
@@ -352,7 +354,8 @@ def cap_intersection(rho, d, n, *, order=None):
     Raises
     ------
     ValueError
-        If ``rho`` is outside ``[-1, 1]``, ``d`` outside ``[0, n]``, ``n < 2`` or ``order < 2``.
+        If ``rho`` is outside ``[-1, 1]``, ``d`` outside ``[0, n]`` (either not finite, a
+        boolean or a string), ``n < 2`` or ``order < 2``.
 
     Notes
     -----
@@ -401,7 +404,8 @@ def cap_intersection_mc(rho, d, n, samples: int = 100_000, seed=0, *, return_std
     Raises
     ------
     ValueError
-        If ``rho``, ``d`` or ``n`` is out of range or ``samples < 1``.
+        If ``rho``, ``d`` or ``n`` is out of range (or ``rho``, ``d`` not a finite real number:
+        booleans and strings are refused) or ``samples < 1``.
 
     References
     ----------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from assocmem._checks import as_int as _as_int
+from assocmem.sdm._common import _real_array
 
 
 def _check_n(n, maximum: int | None = None) -> int:
@@ -31,11 +32,9 @@ def _check_d(d, n: int) -> int:
 
 
 def _unit_rows(points, name="points") -> np.ndarray:
-    x = np.asarray(points, dtype=np.float64)
+    x = _real_array(points, name)  # no booleans, strings, float16, NaN or infinities
     if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 2:
         raise ValueError(f"{name} must have shape (M, n) with M >= 1, n >= 2, got {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be finite")
     norms = np.linalg.norm(x, axis=1)
     if np.any(np.abs(norms - 1.0) > 1e-12):
         raise ValueError(f"{name} must be unit vectors (|norm - 1| <= 1e-12)")

@@ -24,7 +24,8 @@ import pandas as pd
 import torch
 
 from assocmem._checks import as_int as _as_int
-from assocmem.sdm._common import _binary
+from assocmem.sdm._common import _as_tensor, _binary
+from assocmem.sdm.kernels._common import _check_d
 from assocmem.sdm.kernels.random_features import sdm_as_linear_attention
 from assocmem.sdm.read.hamming import bipolar
 from assocmem.sdm.read.neuron_view import NeuronSDM
@@ -56,14 +57,27 @@ def sign_keep(field, current) -> torch.Tensor:
     Returns
     -------
     torch.Tensor, float64, entries ``+-1``
+
+    Raises
+    ------
+    ValueError
+        If ``field`` has NaN entries (whose sign is undefined) or an input is float16/bfloat16.
     """
-    field = torch.as_tensor(field, dtype=torch.float64)
-    current = torch.as_tensor(current, dtype=torch.float64).to(field.device)
+    field = _as_tensor(field, "field").to(torch.float64)
+    current = _as_tensor(current, "current").to(device=field.device, dtype=torch.float64)
+    if field.numel() and bool(torch.isnan(field).any()):
+        raise ValueError("field has NaN entries; its sign is undefined")
     return torch.where(field > 0, 1.0, torch.where(field < 0, -1.0, current)).to(torch.float64)
 
 
+def _check_patterns(P: torch.Tensor) -> torch.Tensor:
+    if P.ndim != 2 or P.shape[0] < 1 or P.shape[1] < 1:
+        raise ValueError(f"patterns must have shape (m, n) with m, n >= 1, got {tuple(P.shape)}")
+    return P
+
+
 def _bipolar_rows(x, name: str) -> torch.Tensor:
-    x = torch.as_tensor(x).to(torch.float64)
+    x = _as_tensor(x, name).to(torch.float64)
     if x.ndim < 1 or x.numel() == 0 or not bool(((x == 1) | (x == -1)).all()):
         raise ValueError(f"{name} must be a nonempty +-1 (bipolar) tensor")
     return x
@@ -175,14 +189,16 @@ def app_b6_field(patterns, query) -> torch.Tensor:
     Raises
     ------
     ValueError
-        On non-binary input or mismatched ``n``.
+        On non-binary or float16/bfloat16 input, empty ``patterns`` or mismatched ``n``.
 
     References
     ----------
     Bricken & Pehlevan (2021), App. B.6; Keeler (1988); seed 002, claim C9.
     """
-    P = _binary(patterns, "patterns")
+    P = _check_patterns(_binary(patterns, "patterns"))
     q = _binary(query, "query").to(P.device)
+    if q.shape[-1] != P.shape[1]:
+        raise ValueError(f"query must have n = {P.shape[1]} bits (last axis), got shape {tuple(q.shape)}")
     mem = NeuronSDM.from_addresses(P, d=0, device=P.device).write(P, bipolar(P, normalize=False))
     weights = bipolar(q, normalize=False) @ bipolar(mem.neuron_addresses, normalize=False).T  # (..., r)
     return weights @ mem.storage  # (..., n)
@@ -209,11 +225,16 @@ def hopfield_field_as_sdm(patterns, query) -> torch.Tensor:
     -------
     torch.Tensor, shape ``(..., n)``, float64 (exact integers)
 
+    Raises
+    ------
+    ValueError
+        On non-binary or float16/bfloat16 input, empty ``patterns`` or mismatched ``n``.
+
     References
     ----------
     Bricken & Pehlevan (2021), Eq. 1 and App. B.6.
     """
-    P = _binary(patterns, "patterns").to(torch.uint8)
+    P = _check_patterns(_binary(patterns, "patterns")).to(torch.uint8)
     q = _binary(query, "query").to(P.device)
     n = P.shape[1]
     mirrored = torch.cat([P, 1 - P])  # (2m, n)
@@ -249,11 +270,17 @@ def keeler_sdm_read(patterns, query, d_read, threshold: bool = True, empty: str 
     -------
     torch.Tensor, shape ``(..., n)``, float64
 
+    Raises
+    ------
+    ValueError
+        On non-binary or float16/bfloat16 input, empty ``patterns``, mismatched ``n``, ``d_read``
+        outside ``[0, n]``, an unknown ``empty`` or an empty read with ``empty="raise"``.
+
     References
     ----------
     Bricken & Pehlevan (2021), App. B.6; Keeler (1988).
     """
-    P = _binary(patterns, "patterns")
+    P = _check_patterns(_binary(patterns, "patterns"))
     return sdm_as_linear_attention(query, P, P.to(torch.float64), P, 0, d_read=d_read,
                                    threshold=threshold, empty=empty)
 
@@ -276,10 +303,18 @@ def iterate_reads(read: Callable[[torch.Tensor], torch.Tensor], x0, max_steps: i
         Final states.
     steps : int
         Reads performed.
+
+    Raises
+    ------
+    ValueError
+        If ``max_steps`` is not an integer ``>= 0``.
     """
+    max_steps = _as_int(max_steps, "max_steps")
+    if max_steps < 0:
+        raise ValueError(f"max_steps must be >= 0, got {max_steps}")
     x = x0
     steps = 0
-    for _ in range(_as_int(max_steps, "max_steps")):
+    for _ in range(max_steps):
         new = read(x)
         steps += 1
         if torch.equal(new, x):
@@ -327,11 +362,31 @@ def compare_retrieval(n, m, flips, d, d_read, queries, max_steps: int = 100, see
         bipolar final state with the target), ``overlap_se``, ``success`` (fraction ending exactly
         at the target), ``success_se``.
 
+    Raises
+    ------
+    ValueError
+        If ``n``, ``m`` or ``queries`` is below 1, ``d`` or ``d_read`` is outside ``[0, n]``, a
+        level of ``flips`` is outside ``[0, n]``, or ``max_steps < 0``; all checked before any
+        read.
+
     References
     ----------
     Bricken & Pehlevan (2021), App. B.6 and App. B.7 (convergence experiments).
     """
     n, m, queries = _as_int(n, "n"), _as_int(m, "m"), _as_int(queries, "queries")
+    if n < 1 or m < 1 or queries < 1:
+        raise ValueError(f"need n >= 1, m >= 1 and queries >= 1 (a mean over no query is NaN); got "
+                         f"n = {n}, m = {m}, queries = {queries}")
+    d, d_read = _check_d(d, n), _check_d(d_read, n)
+    max_steps = _as_int(max_steps, "max_steps")
+    if max_steps < 0:
+        raise ValueError(f"max_steps must be >= 0, got {max_steps}")
+    seed = _as_int(seed, "seed")
+    if isinstance(flips, (str, bytes)) or not hasattr(flips, "__iter__"):
+        raise ValueError(f"flips must be an iterable of bit counts, got {flips!r}")
+    flips = [_as_int(k, "flips") for k in flips]
+    if any(k < 0 or k > n for k in flips):
+        raise ValueError(f"flips must lie in [0, n] = [0, {n}], got {flips}")
     P = random_binary_patterns(m, n, seed=seed, device="cpu")  # (m, n)
     S = bipolar(P, normalize=False)
     idx = torch.arange(queries) % m
@@ -343,8 +398,7 @@ def compare_retrieval(n, m, flips, d, d_read, queries, max_steps: int = 100, see
     }
     rows = []
     for k in flips:
-        k = _as_int(k, "flips")
-        start = flip_bits(targets, k, seed=_as_int(seed, "seed") * 1000 + k + 1)  # (Q, n)
+        start = flip_bits(targets, k, seed=seed * 1000 + k + 1)  # (Q, n)
         for name, fn in reads.items():
             if fn is None:
                 final = hopfield_update(S, bipolar(start, normalize=False), steps=max_steps)
@@ -382,15 +436,27 @@ def one_step_agreement(patterns, queries) -> pd.DataFrame:
         ``agreement`` (fraction of the set's queries whose thresholded output equals the Hopfield
         update bit for bit) and ``defined`` (fraction of defined reads).
 
+    Raises
+    ------
+    ValueError
+        On non-binary input, ``patterns`` not ``(m, n)`` with ``m >= 1``, an empty ``queries``
+        (no set, or a set with no row: its fractions would be NaN) or a set whose ``n`` differs.
+
     References
     ----------
     Bricken & Pehlevan (2021), App. B.6; seed 002, claim C9.
     """
     P = _binary(patterns, "patterns")
+    if P.ndim != 2 or P.shape[0] < 1:
+        raise ValueError(f"patterns must have shape (m, n) with m >= 1, got {tuple(P.shape)}")
     sets = queries if isinstance(queries, dict) else {"all": queries}
     if not sets:
         raise ValueError("queries is empty")
     names, blocks = list(sets), [_binary(q, f"queries[{k!r}]").to(P.device) for k, q in sets.items()]
+    for k, b in zip(names, blocks):
+        if b.ndim != 2 or b.shape[1] != P.shape[1] or b.shape[0] < 1:
+            raise ValueError(f"queries[{k!r}] must have shape (Q, n) = (Q, {P.shape[1]}) with Q >= 1 "
+                             f"(the fraction of no query is undefined), got {tuple(b.shape)}")
     sizes = [b.shape[0] for b in blocks]
     Q = torch.cat(blocks)  # (sum Q, n)
     n = P.shape[1]
@@ -430,12 +496,21 @@ def unanimity_violations(outputs, patterns) -> torch.Tensor:
     torch.Tensor, shape ``(Q,)``, int64
         Violations per output row.
 
+    Raises
+    ------
+    ValueError
+        On non-binary patterns, float16/bfloat16 input or a last axis of ``outputs`` other
+        than ``n``.
+
     References
     ----------
     Seed 002, claim C9 (a change of rule, not a parameter setting).
     """
     P = _binary(patterns, "patterns").to(torch.float64)
-    out = torch.as_tensor(outputs, dtype=torch.float64).to(P.device)
+    out = _as_tensor(outputs, "outputs").to(device=P.device, dtype=torch.float64)
+    if P.ndim != 2 or out.ndim < 1 or out.shape[-1] != P.shape[1]:
+        raise ValueError(f"outputs (Q, n) and patterns (m, n) must share n, got {tuple(out.shape)} "
+                         f"and {tuple(P.shape)}")
     all_one = (P == 1).all(0)  # (n,)
     all_zero = (P == 0).all(0)
     bad = (all_one & (out == 0)) | (all_zero & (out == 1))  # NaN compares False

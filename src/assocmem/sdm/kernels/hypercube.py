@@ -23,6 +23,8 @@ from numbers import Integral
 
 import numpy as np
 
+from assocmem._checks import as_real
+from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry.intersection import circle_intersection_table
 from assocmem.sdm.kernels._common import _check_d, _check_n
 
@@ -111,7 +113,9 @@ def radial_spectrum(values, n) -> list:
     Raises
     ------
     ValueError
-        If ``values`` does not have ``n + 1`` entries or an entry is not finite.
+        If ``values`` does not have ``n + 1`` entries or an entry is not a finite real number
+        (booleans and strings are refused; with a boolean among ints the result is no longer
+        silently exact).
 
     References
     ----------
@@ -128,9 +132,7 @@ def radial_spectrum(values, n) -> list:
         return [sum(vals[j] * K[j, w] for j in range(n + 1)) for w in range(n + 1)]
     fr = []
     for v in vals:
-        f = float(v)
-        if not math.isfinite(f):
-            raise ValueError(f"values must be finite, got {v!r}")
+        f = as_real(v, "values")  # refuses booleans, strings, NaN and infinities
         fr.append(Fraction(f))
     return [float(sum(fr[j] * K[j, w] for j in range(n + 1))) for w in range(n + 1)]
 
@@ -265,13 +267,14 @@ def walsh_hadamard(f) -> np.ndarray:
     Raises
     ------
     ValueError
-        If the last axis is not a power of two.
+        If the last axis is not a power of two, or an entry is not a finite real number
+        (booleans, strings, NaN and infinities are refused).
 
     References
     ----------
     Seed 002, "Connections" (the Fourier transform on ``Z_2^n``).
     """
-    f = np.array(f, dtype=np.float64)
+    f = np.array(_real_array(f, "f"), dtype=np.float64)
     size = f.shape[-1] if f.ndim else 0
     if size < 1 or size & (size - 1):
         raise ValueError(f"the last axis must have length 2^n, got {size}")
@@ -303,10 +306,13 @@ def hamming_kernel_matrix(n, values) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``n`` is outside ``[1, 12]`` or ``values`` has the wrong length.
+        If ``n`` is outside ``[1, 12]``, ``values`` has the wrong length, or an entry is not a
+        finite real number (booleans, strings, NaN and infinities are refused).
     """
     n = _check_n(n, maximum=_MATRIX_MAX_N)
-    vals = np.array([float(v) for v in values], dtype=np.float64)
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"values must be a sequence of n + 1 = {n + 1} numbers, got {values!r}")
+    vals = np.array([as_real(v, "values") for v in values], dtype=np.float64)
     if vals.shape != (n + 1,):
         raise ValueError(f"values needs n + 1 = {n + 1} entries, got {vals.shape[0]}")
     idx = np.arange(1 << n, dtype=np.uint64)
@@ -364,7 +370,8 @@ def log_exponential_kernel_spectrum(n, beta) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``n < 1`` or ``beta`` is not a finite positive number.
+        If ``n < 1``, ``beta`` is not a finite positive number (booleans and strings are
+        refused), or ``beta / n`` underflows to 0.
 
     References
     ----------
@@ -372,10 +379,13 @@ def log_exponential_kernel_spectrum(n, beta) -> np.ndarray:
     Eq. 6.
     """
     n = _check_n(n)
-    b = float(beta)
-    if not (math.isfinite(b) and b > 0):
+    b = as_real(beta, "beta")  # refuses booleans, strings, NaN and infinities
+    if not b > 0:
         raise ValueError(f"beta must be a finite positive number, got {beta!r}")
     t = b / n
+    if t == 0.0:
+        raise ValueError(f"beta = {b!r} is too small: beta / n underflows to 0 and log(2 sinh(beta/n)) "
+                         "is -inf")
     w = np.arange(n + 1, dtype=np.float64)
     log_c = math.log(2.0) + t + math.log1p(math.exp(-2 * t)) - math.log(2.0)  # log(2 cosh t)
     log_s = math.log(2.0) + t + math.log(-math.expm1(-2 * t)) - math.log(2.0)  # log(2 sinh t)

@@ -23,10 +23,12 @@ import pandas as pd
 import torch
 
 from assocmem._checks import as_int as _as_int
+from assocmem._checks import as_real
 from assocmem.linear.attention import linear_attention
 from assocmem.sdm._common import _binary, _finish_read, _generator
 from assocmem.sdm.geometry.intersection import circle_intersection
 from assocmem.sdm.kernels._common import _check_d, _check_n
+from assocmem.sdm.read._checks import _real
 from assocmem.sdm.read.hamming import pairwise_hamming
 
 __all__ = [
@@ -114,8 +116,9 @@ def sdm_as_linear_attention(query, addresses, pointers, neuron_addresses, d, d_r
     Raises
     ------
     ValueError
-        On non-binary addresses, mismatched shapes, radii outside ``[0, n]``, an unknown
-        ``empty``, or an empty row with ``empty="raise"``.
+        On non-binary addresses, float16/bfloat16 inputs, non-finite pointers, mismatched
+        shapes, radii outside ``[0, n]``, an unknown ``empty``, or an empty row with
+        ``empty="raise"``.
 
     References
     ----------
@@ -125,7 +128,7 @@ def sdm_as_linear_attention(query, addresses, pointers, neuron_addresses, d, d_r
     query = _binary(query, "query")
     addresses = _binary(addresses, "addresses").to(query.device)
     neurons = _binary(neuron_addresses, "neuron_addresses").to(query.device)
-    pointers = torch.as_tensor(pointers).to(device=query.device, dtype=torch.float64)
+    pointers = _real(pointers, "pointers").to(device=query.device, dtype=torch.float64)
     n = query.shape[-1]
     if addresses.ndim != 2 or addresses.shape[1] != n or addresses.shape[0] < 1:
         raise ValueError(f"addresses must have shape (m, n) = (m, {n}) with m >= 1, got {tuple(addresses.shape)}")
@@ -143,6 +146,19 @@ def sdm_as_linear_attention(query, addresses, pointers, neuron_addresses, d, d_r
     den = linear_attention(q, k, torch.ones_like(pointers[:, :1]), causal=False)  # (Q, 1) = phi(xi)^T z
     num, den = num.reshape(*lead, -1), den.reshape(*lead, 1)
     return _finish_read(num, den, query, threshold, empty)
+
+
+def _check_dvs(dvs, n: int) -> list[int]:
+    """Distances ``dvs`` as a list of ints in ``[0, n]`` (``dv`` named in the message)."""
+    if isinstance(dvs, (str, bytes)) or not hasattr(dvs, "__iter__"):
+        raise ValueError(f"dvs must be an iterable of distances, got {dvs!r}")
+    out = []
+    for v in dvs:
+        v = _as_int(v, "dv")
+        if v < 0 or v > n:
+            raise ValueError(f"a distance dv must lie in [0, n] = [0, {n}], got {v}")
+        out.append(v)
+    return out
 
 
 def shared_feature_counts(dvs, d, n, r, draws, seed=0) -> np.ndarray:
@@ -179,7 +195,8 @@ def shared_feature_counts(dvs, d, n, r, draws, seed=0) -> np.ndarray:
     Raises
     ------
     ValueError
-        If a size is out of range.
+        If a size is out of range, ``dvs`` is not an iterable of integers in ``[0, n]``, or
+        ``seed`` is not an integer in ``[-2^63, 2^64 - 1]``.
 
     References
     ----------
@@ -188,7 +205,7 @@ def shared_feature_counts(dvs, d, n, r, draws, seed=0) -> np.ndarray:
     """
     n = _check_n(n)
     d = _check_d(d, n)
-    dv_list = [_check_d(v, n) for v in dvs]
+    dv_list = _check_dvs(dvs, n)
     r, draws = _as_int(r, "r"), _as_int(draws, "draws")
     if not dv_list or r < 1 or draws < 1:
         raise ValueError(f"need at least one distance, r >= 1 and draws >= 1; got {len(dv_list)}, {r}, {draws}")
@@ -226,21 +243,28 @@ def feature_kernel_mc(dvs, d, n, r, draws, seed=0) -> pd.DataFrame:
         sample standard deviation over ``sqrt(draws)``), ``exact`` (``I r / 2^n``, exact
         rational rounded once), ``binomial_se`` (``sqrt(r q (1 - q) / draws)``, ``q = I / 2^n``),
         ``z`` (``(mean - exact) / binomial_se``; 0 where ``q = 0``), ``all_integer`` and
-        ``distinct`` (number of distinct count values seen).
+        ``distinct`` (number of distinct count values seen). With ``draws = 1`` the sample
+        standard deviation, hence ``se``, is undefined and NaN.
+
+    Raises
+    ------
+    ValueError
+        As :func:`shared_feature_counts`.
 
     References
     ----------
     Seed 002, "Connections"; Bricken & Pehlevan (2021), §1.
     """
-    counts = shared_feature_counts(dvs, d, n, r, draws, seed)
-    dv_list = [int(v) for v in dvs]
+    dv_list = _check_dvs(dvs, _check_n(n))  # a list: a generator would be empty the second time
+    counts = shared_feature_counts(dv_list, d, n, r, draws, seed)
     rows = []
     for j, dv in enumerate(dv_list):
         c = counts[:, j].astype(np.float64)
         q = Fraction(circle_intersection(dv, d, n), 1 << n)
         exact = float(q * r)
         bse = math.sqrt(float(r * q * (1 - q)) / counts.shape[0])
-        rows.append(dict(dv=dv, mean=c.mean(), se=c.std(ddof=1) / math.sqrt(len(c)), exact=exact,
+        se = c.std(ddof=1) / math.sqrt(len(c)) if len(c) > 1 else math.nan
+        rows.append(dict(dv=dv, mean=c.mean(), se=se, exact=exact,
                          binomial_se=bse, z=(c.mean() - exact) / bse if bse > 0 else 0.0,
                          all_integer=bool(np.all(counts[:, j] == np.round(counts[:, j]))),
                          distinct=int(np.unique(counts[:, j]).size)))
@@ -268,7 +292,8 @@ def neurons_for_precision(dv, d, n, rel_sd) -> float:
     Raises
     ------
     ValueError
-        If ``I(dv, d, n) = 0`` or ``rel_sd <= 0``.
+        If ``I(dv, d, n) = 0``, or ``rel_sd`` is not a finite real number ``> 0`` (booleans
+        and strings are refused).
 
     References
     ----------
@@ -277,8 +302,8 @@ def neurons_for_precision(dv, d, n, rel_sd) -> float:
     I = circle_intersection(dv, d, n)
     if I == 0:
         raise ValueError(f"I({dv}, {d}, {n}) = 0: no number of neurons gives this pattern a weight")
-    s = float(rel_sd)
-    if not (math.isfinite(s) and s > 0):
+    s = as_real(rel_sd, "rel_sd")  # refuses booleans, strings, NaN and infinities
+    if not s > 0:
         raise ValueError(f"rel_sd must be a finite positive number, got {rel_sd!r}")
     q = Fraction(I, 1 << _check_n(n))
     return float((1 - q) / q) / (s * s)

@@ -13,11 +13,11 @@ a negative eigenvalue can be told from rounding. Used by chapter 35.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from assocmem._checks import as_int as _as_int
+from assocmem._checks import as_real
+from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry.spherical_caps import cap_fraction, cap_intersection
 from assocmem.sdm.kernels._common import _unit_rows
 
@@ -107,17 +107,21 @@ def exponential_kernel_gram(points, beta) -> np.ndarray:
     Raises
     ------
     ValueError
-        If the points are not unit rows or ``beta`` is not finite.
+        If the points are not unit rows, ``beta`` is not a finite real number (booleans and
+        strings are refused), or ``exp(beta x_i^T x_j)`` overflows float64 (``|beta| > ~709``).
 
     References
     ----------
     Seed 002, "Connections"; Bricken & Pehlevan (2021), Eq. 6.
     """
     x = _unit_rows(points)
-    b = float(beta)
-    if not math.isfinite(b):
-        raise ValueError(f"beta must be finite, got {beta!r}")
-    return np.exp(b * np.clip(x @ x.T, -1.0, 1.0))
+    b = as_real(beta, "beta")  # refuses booleans, strings, NaN and infinities
+    with np.errstate(over="ignore"):
+        G = np.exp(b * np.clip(x @ x.T, -1.0, 1.0))
+    if not np.all(np.isfinite(G)):
+        raise ValueError(f"beta = {b!r} is too large: exp(beta x_i^T x_j) overflows float64 "
+                         f"(|beta| must stay below about 709 where |x_i^T x_j| = 1)")
+    return G
 
 
 def psd_tolerance(gram, entry_rel_error: float = float(np.finfo(np.float64).eps)) -> float:
@@ -142,11 +146,20 @@ def psd_tolerance(gram, entry_rel_error: float = float(np.finfo(np.float64).eps)
     float
         A nonnegative tolerance: ``min eig >= -tol`` for a PSD kernel.
 
+    Raises
+    ------
+    ValueError
+        If ``gram`` is not a nonempty square matrix of finite real numbers, or
+        ``entry_rel_error`` is negative or not a finite real number.
+
     References
     ----------
     Higham (2002), §2 (backward stability); Weyl's inequality for symmetric perturbations.
     """
-    G = np.asarray(gram, dtype=np.float64)
+    G = _real_array(gram, "gram")  # no booleans, strings, NaN or infinities
+    if G.ndim != 2 or G.shape[0] != G.shape[1] or G.shape[0] < 1:
+        raise ValueError(f"gram must be a square (M, M) matrix with M >= 1, got shape {G.shape}")
+    e = as_real(entry_rel_error, "entry_rel_error", minimum=0.0)
     M = G.shape[0]
     u = float(np.finfo(np.float64).eps) / 2
-    return float(M * M * (float(entry_rel_error) + u) * np.abs(G).max())
+    return float(M * M * (e + u) * np.abs(G).max())

@@ -20,6 +20,8 @@ import numpy as np
 from scipy import special, stats
 
 from assocmem._checks import as_int as _as_int
+from assocmem._checks import as_real
+from assocmem.sdm._common import _log_bessel_ive, _real_array
 from assocmem.sdm.kernels._common import _unit_rows
 
 __all__ = [
@@ -28,6 +30,11 @@ __all__ = [
     "vmf_responsibilities",
     "attention_as_vmf_mixture",
 ]
+
+
+def _check_unit(x: np.ndarray, name: str) -> None:
+    if np.any(np.abs(np.linalg.norm(x, axis=-1) - 1.0) > 1e-12):
+        raise ValueError(f"{name} must be unit vectors (|norm - 1| <= 1e-12)")
 
 
 def vmf_log_normalizer(n, kappa) -> np.ndarray:
@@ -53,7 +60,7 @@ def vmf_log_normalizer(n, kappa) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``n < 2`` or a ``kappa`` is negative or not finite.
+        If ``n < 2`` or a ``kappa`` is negative, not finite, a boolean or a string.
 
     References
     ----------
@@ -62,12 +69,13 @@ def vmf_log_normalizer(n, kappa) -> np.ndarray:
     n = _as_int(n, "n")
     if n < 2:
         raise ValueError(f"the vMF density needs n >= 2, got {n}")
-    k = np.asarray(kappa, dtype=np.float64)
-    if not np.all(np.isfinite(k)) or np.any(k < 0):
+    k = _real_array(kappa, "kappa")  # refuses booleans, strings, NaN and infinities
+    if np.any(k < 0):
         raise ValueError("kappa must be finite and >= 0")
     v = n / 2 - 1
     safe = np.where(k > 0, k, 1.0)
-    out = v * np.log(safe) - (n / 2) * math.log(2 * math.pi) - (np.log(special.ive(v, safe)) + safe)
+    # log ive without underflow: at n = 1000, kappa = 10 scipy's ive is 0 and the log -inf
+    out = v * np.log(safe) - (n / 2) * math.log(2 * math.pi) - (_log_bessel_ive(v, safe) + safe)
     uniform = special.gammaln(n / 2) - math.log(2.0) - (n / 2) * math.log(math.pi)
     return np.where(k > 0, out, uniform)
 
@@ -91,17 +99,22 @@ def vmf_log_density(x, mu, kappa) -> np.ndarray:
     Raises
     ------
     ValueError
-        If shapes disagree, ``n < 2`` or ``kappa`` is invalid.
+        If shapes disagree, ``n < 2``, ``x`` or ``mu`` is not finite or not of unit norm
+        (``|norm - 1| > 1e-12``: the density lives on the sphere), or ``kappa`` is not a finite
+        real number ``>= 0``.
 
     References
     ----------
     Mardia & Jupp (2000), §9.3.
     """
-    x = np.asarray(x, dtype=np.float64)
-    mu = np.asarray(mu, dtype=np.float64)
-    if mu.ndim != 1 or x.shape[-1] != mu.shape[0]:
+    x = _real_array(x, "x")
+    mu = _real_array(mu, "mu")
+    if mu.ndim != 1 or x.ndim < 1 or x.shape[-1] != mu.shape[0]:
         raise ValueError(f"x (..., n) and mu (n,) must share n, got {x.shape} and {mu.shape}")
-    return vmf_log_normalizer(mu.shape[0], kappa) + float(kappa) * (x @ mu)
+    _check_unit(x, "x")
+    _check_unit(mu, "mu")
+    k = as_real(kappa, "kappa")
+    return vmf_log_normalizer(mu.shape[0], k) + k * (x @ mu)
 
 
 def vmf_responsibilities(query, means, kappa, log_weights=None, method: str = "explicit") -> np.ndarray:
@@ -134,7 +147,9 @@ def vmf_responsibilities(query, means, kappa, log_weights=None, method: str = "e
     Raises
     ------
     ValueError
-        On shape mismatch, non-unit inputs, invalid ``kappa`` or an unknown ``method``.
+        On shape mismatch, non-unit or non-finite inputs, invalid ``kappa`` (negative, not
+        finite, a boolean or a string, or of a shape other than ``()`` or ``(m,)``), non-finite
+        ``log_weights`` or an unknown ``method``.
 
     References
     ----------
@@ -143,13 +158,17 @@ def vmf_responsibilities(query, means, kappa, log_weights=None, method: str = "e
     """
     means = _unit_rows(means, "means")
     m, n = means.shape
-    q = np.asarray(query, dtype=np.float64)
-    if q.shape[-1] != n:
+    q = _real_array(query, "query")  # finite: a NaN query would pass the unit-norm test
+    if q.ndim < 1 or q.shape[-1] != n:
         raise ValueError(f"query must have last axis n = {n}, got shape {q.shape}")
-    if np.any(np.abs(np.linalg.norm(q, axis=-1) - 1.0) > 1e-12):
-        raise ValueError("query must be unit vectors (|norm - 1| <= 1e-12)")
-    kap = np.broadcast_to(np.asarray(kappa, dtype=np.float64), (m,))
-    lw = np.zeros(m) if log_weights is None else np.asarray(log_weights, dtype=np.float64)
+    _check_unit(q, "query")
+    k = _real_array(kappa, "kappa")
+    if k.ndim > 1 or (k.ndim == 1 and k.shape != (m,)):
+        raise ValueError(f"kappa must be a number or have shape ({m},), got shape {k.shape}")
+    if np.any(k < 0):
+        raise ValueError("kappa must be finite and >= 0")
+    kap = np.broadcast_to(k, (m,))
+    lw = np.zeros(m) if log_weights is None else _real_array(log_weights, "log_weights")
     if lw.shape != (m,):
         raise ValueError(f"log_weights must have shape ({m},), got {lw.shape}")
     if method == "explicit":
@@ -194,19 +213,26 @@ def attention_as_vmf_mixture(keys, beta):
     Raises
     ------
     ValueError
-        If a key is zero or ``beta`` is not positive.
+        If a key is zero or not finite, ``keys`` is not ``(m, n)`` with ``m >= 1``,
+        ``n >= 2``, ``beta`` is not a finite positive real number (booleans and strings are
+        refused), or ``beta |k|`` overflows.
 
     References
     ----------
     Seed 002, "Connections"; Henry et al. (2020) (QK-norm); Bricken & Pehlevan (2021), §3.
     """
-    k = np.asarray(keys, dtype=np.float64)
-    if k.ndim != 2 or k.shape[1] < 2:
-        raise ValueError(f"keys must have shape (m, n) with n >= 2, got {k.shape}")
-    b = float(beta)
-    if not (math.isfinite(b) and b > 0):
+    k = _real_array(keys, "keys")  # no booleans, strings, NaN or infinities
+    if k.ndim != 2 or k.shape[0] < 1 or k.shape[1] < 2:
+        raise ValueError(f"keys must have shape (m, n) with m >= 1, n >= 2, got {k.shape}")
+    b = as_real(beta, "beta")
+    if not b > 0:
         raise ValueError(f"beta must be a finite positive number, got {beta!r}")
     norms = np.linalg.norm(k, axis=1)
+    with np.errstate(over="ignore"):
+        kappa_ok = np.all(np.isfinite(b * norms))
+    if not kappa_ok:
+        raise ValueError(f"beta * |k| overflows float64 (beta = {b!r}); the concentrations would be "
+                         "infinite")
     if np.any(norms == 0):
         raise ValueError("keys must be nonzero")
     kappa = b * norms

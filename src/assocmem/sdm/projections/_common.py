@@ -1,7 +1,8 @@
 """Private checks shared by the modules of :mod:`assocmem.sdm.projections`.
 
-Finite real numbers (:func:`_as_float`), the floating types of training and reads
-(:func:`_check_dtype`), image matrices ``(N, n_base)`` with finite entries and no zero rows
+Finite real numbers (:func:`_as_float`, through :func:`assocmem._checks.as_real`), the floating
+types of training and reads (:func:`_check_dtype`, the policy of :mod:`assocmem.dtypes`), image
+matrices ``(N, n_base)`` with finite entries and no zero rows, float16/bfloat16 refused
 (:func:`_images`), L2-normalised rows (:func:`_unit_rows`) and independent 63-bit seeds from
 integer parts (:func:`_seed_int`, distinct streams per level and repeat), used by the training,
 the evaluation and the experiment of the learnt-projection test of Bricken & Pehlevan (2021),
@@ -10,29 +11,29 @@ App. B.7. Nothing here is public API.
 
 from __future__ import annotations
 
-import math
-from numbers import Real
-
 import numpy as np
 import torch
 
+from assocmem._checks import as_real
+from assocmem.dtypes import check_float_dtype
+from assocmem.sdm._common import _refuse_low_precision, _unit_norm
+
 
 def _as_float(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(float(value)):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    return float(value)
+    try:
+        return as_real(value, name)  # no booleans, strings, NaN or infinities
+    except ValueError:
+        raise ValueError(f"{name} must be a finite real number, got {value!r}") from None
 
 
 def _check_dtype(dtype) -> torch.dtype:
-    if dtype not in (torch.float32, torch.float64):
-        raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
-    return dtype
+    return check_float_dtype(dtype, "dtype")  # float16/bfloat16 refused with the policy's reason
 
 
 def _images(x, name: str, n_base: int | None = None) -> torch.Tensor:
     """Validate an image matrix ``(N, n_base)``: real, finite, ``N >= 1``, no zero rows."""
     if isinstance(x, torch.Tensor):
-        t = x.detach()
+        t = _refuse_low_precision(x.detach(), name)
     else:
         try:
             arr = np.asarray(x)
@@ -40,7 +41,7 @@ def _images(x, name: str, n_base: int | None = None) -> torch.Tensor:
             raise ValueError(f"{name} must be an array of shape (N, n_base): {err}") from None
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
             raise ValueError(f"{name} must be a numeric array, got dtype {arr.dtype}")
-        t = torch.from_numpy(np.ascontiguousarray(arr))
+        t = _refuse_low_precision(torch.from_numpy(np.ascontiguousarray(arr)), name)
     if t.is_complex():
         raise ValueError(f"{name} must be real, got a complex array")
     if t.ndim != 2:
@@ -63,7 +64,7 @@ def _images(x, name: str, n_base: int | None = None) -> torch.Tensor:
 
 
 def _unit_rows(x: torch.Tensor) -> torch.Tensor:
-    return x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    return x / _unit_norm(x)  # no overflow of the norm (and rows of zeros) for huge entries
 
 
 def _seed_int(*parts) -> int:

@@ -22,6 +22,7 @@ import torch
 
 from assocmem._checks import as_int as _as_int
 from assocmem.devices import resolve_device
+from assocmem.sdm._common import _refuse_low_precision
 from assocmem.sdm.convergence.algorithms import algorithm_spec, resolve_algorithm
 from assocmem.sdm.convergence.read_rules import ReadRule, make_read_rule
 from assocmem.sdm.projections._common import _as_float, _check_dtype, _images, _seed_int, _unit_rows
@@ -95,6 +96,9 @@ def _weight_matrix(projection) -> tuple[torch.Tensor, float | None]:
     if isinstance(projection, (torch.Tensor, np.ndarray)):
         w = projection.detach() if isinstance(projection, torch.Tensor) else torch.from_numpy(
             np.ascontiguousarray(projection))
+        _refuse_low_precision(w, "projection")
+        if w.dtype == torch.bool:
+            raise ValueError("the projection matrix must be real and finite, got a boolean matrix")
         if w.ndim != 2 or w.shape[0] < 1 or w.shape[1] < 1:
             raise ValueError(f"a projection matrix must have shape (n_out, n_base) with n_out >= 1, "
                              f"got {tuple(w.shape)}")
@@ -185,9 +189,11 @@ def evaluate_projection(projection, memory_images, query_images, target_images=N
     Raises
     ------
     ValueError
-        On invalid or mismatched images (shapes, non-finite values, zero rows), queries and
+        On invalid or mismatched images (shapes, non-finite values, zero rows, float16/bfloat16),
+        a projection matrix that is not a finite real ``(n_out, n_base)`` array, queries and
         targets of different counts, an unknown or binary rule, bad ``levels``, ``max_steps``,
-        ``tol``, ``d`` or ``chunk_size``, or a neuron-limited rule without ``r``.
+        ``tol``, ``d`` or ``chunk_size`` (booleans and strings are refused for the numbers), or
+        a neuron-limited rule without ``r``.
     RuntimeError
         If the device is not available.
 
@@ -218,10 +224,9 @@ def evaluate_projection(projection, memory_images, query_images, target_images=N
     d = _as_int(d, "d")
     if not 0 <= d <= n_out:
         raise ValueError(f"d must lie in [0, n_out] = [0, {n_out}], got {d}")
-    try:
-        levels = [float(v) for v in levels]
-    except (TypeError, ValueError):
-        raise ValueError(f"levels must be a sequence of numbers, got {levels!r}") from None
+    if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
+        raise ValueError(f"levels must be a sequence of numbers, got {levels!r}")
+    levels = [_as_float(v, "levels") for v in levels]  # no booleans, strings or NaN
     if not levels:
         raise ValueError("levels is empty")
     cosines = [level_to_cosine(v, base_dim) for v in levels]

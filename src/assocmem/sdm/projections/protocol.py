@@ -38,6 +38,7 @@ import numpy as np
 import torch
 
 from assocmem._checks import as_int as _as_int
+from assocmem.sdm._common import _real_array
 from assocmem.sdm.read.patterns import rotate_to_cosine
 
 __all__ = [
@@ -92,7 +93,8 @@ def level_to_cosine(level, base_dim: int = AUTHORS_BASE_DIM):
     Raises
     ------
     ValueError
-        If ``base_dim < 1`` or a level is outside ``[0, base_dim]`` or not finite.
+        If ``base_dim < 1`` or a level is outside ``[0, base_dim]``, not finite, a boolean or
+        a string.
 
     References
     ----------
@@ -100,8 +102,11 @@ def level_to_cosine(level, base_dim: int = AUTHORS_BASE_DIM):
     Eq. 5.
     """
     base_dim = _as_int(base_dim, "base_dim", minimum=1)
-    k = np.asarray(level, dtype=np.float64)
-    if not np.all(np.isfinite(k)) or np.any(k < 0) or np.any(k > base_dim):
+    try:
+        k = _real_array(level, "level")  # no booleans or strings ("3" is not a level)
+    except ValueError:
+        raise ValueError(f"levels must lie in [0, base_dim] = [0, {base_dim}], got {level!r}") from None
+    if np.any(k < 0) or np.any(k > base_dim):
         raise ValueError(f"levels must lie in [0, base_dim] = [0, {base_dim}], got {level!r}")
     c = 1.0 - 2.0 * k / base_dim
     return float(c) if c.ndim == 0 else c
@@ -113,11 +118,15 @@ def cosine_to_level(cosine, base_dim: int = AUTHORS_BASE_DIM):
     Raises
     ------
     ValueError
-        If a cosine is outside ``[-1, 1]`` or ``base_dim < 1``.
+        If a cosine is outside ``[-1, 1]`` or not a finite real number (booleans and strings
+        are refused), or ``base_dim < 1``.
     """
     base_dim = _as_int(base_dim, "base_dim", minimum=1)
-    c = np.asarray(cosine, dtype=np.float64)
-    if not np.all(np.isfinite(c)) or np.any(np.abs(c) > 1):
+    try:
+        c = _real_array(cosine, "cosine")
+    except ValueError:
+        raise ValueError(f"cosines must lie in [-1, 1], got {cosine!r}") from None
+    if np.any(np.abs(c) > 1):
         raise ValueError(f"cosines must lie in [-1, 1], got {cosine!r}")
     k = base_dim * (1.0 - c) / 2.0
     return float(k) if k.ndim == 0 else k

@@ -12,6 +12,7 @@ trained with. Used by chapter 36 through :func:`assocmem.sdm.projections.run_pro
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ import torch
 
 from assocmem._checks import as_int as _as_int
 from assocmem.devices import resolve_device
+from assocmem.sdm._common import _torch_seed
 from assocmem.sdm.projections._common import _as_float, _check_dtype, _images, _unit_rows
 from assocmem.sdm.projections.protocol import (
     AUTHORS_BASE_DIM,
@@ -180,7 +182,10 @@ def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, e
     ValueError
         On images that are not a nonempty ``(N, n_base)`` real finite array or contain an
         all-zero row, ``n_out < 1``, a bad ``d``, ``beta``, ``epochs``, ``batch_size``, ``lr``,
-        ``train_levels`` or ``dtype``.
+        ``train_levels`` or ``dtype`` (booleans and strings are refused for the numbers;
+        float16/bfloat16 for the dtype and the images), a ``beta`` that overflows ``dtype``, or
+        a training that diverges (a non-finite loss or weight: ``lr`` too large) instead of
+        returning NaN weights.
     RuntimeError
         If the device is not available.
 
@@ -215,15 +220,17 @@ def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, e
     lr = _as_float(lr, "lr")
     if lr <= 0:
         raise ValueError(f"lr must be > 0, got {lr}")
-    try:
-        lo, hi = (float(v) for v in train_levels)
-    except (TypeError, ValueError):
-        raise ValueError(f"train_levels must be two numbers (lo, hi), got {train_levels!r}") from None
+    if isinstance(train_levels, (str, bytes)) or not hasattr(train_levels, "__len__") \
+            or len(train_levels) != 2:
+        raise ValueError(f"train_levels must be two numbers (lo, hi), got {train_levels!r}")
+    lo, hi = (_as_float(v, "train_levels") for v in train_levels)  # no booleans or strings
     if not lo <= hi:
         raise ValueError(f"train_levels must satisfy lo <= hi, got {train_levels!r}")
     c_hi, c_lo = level_to_cosine(lo, base_dim), level_to_cosine(hi, base_dim)
-    seed = _as_int(seed, "seed")
+    seed = _torch_seed(seed)
     dtype = _check_dtype(dtype)
+    if beta > float(torch.finfo(dtype).max):  # beta * cosine would be inf and the softmax NaN
+        raise ValueError(f"beta = {beta!r} overflows {dtype}; use dtype=torch.float64")
     dev = resolve_device(device)
 
     t0 = time.perf_counter()
@@ -267,12 +274,22 @@ def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, e
             out = _softmax_read(w, values, q, beta)
             loss, cos = score(out, values[idx])
             loss.backward()
-            opt.step()
+            try:
+                opt.step()
+            except RuntimeError as err:  # Adam's step lr / (1 - beta1^t) beyond the dtype's range
+                if "overflow" not in str(err):
+                    raise
+                raise ValueError(f"training diverged: the Adam step overflows {dtype} (lr = {lr!r} "
+                                 "is too large); try a smaller lr") from None
             tot += float(loss.detach())
             nb += 1
             cs.append(cos.detach())
         losses.append(tot / nb)
         cosines.append(float(torch.cat(cs).mean()))
+        if not (math.isfinite(losses[-1]) and bool(torch.isfinite(w).all())):
+            raise ValueError(f"training diverged: the loss is {losses[-1]!r} after epoch "
+                             f"{len(losses)} (non-finite weights); lr = {lr!r} is too large for "
+                             f"beta = {beta:.4g}, try a smaller lr")
     config = ProjectionConfig(n_out=n_out, n_base=int(n_base), d=d, beta=beta, epochs=epochs,
                               batch_size=batch_size, lr=lr, train_levels=(lo, hi),
                               base_dim=int(base_dim), seed=seed, dtype=str(dtype).replace("torch.", ""),

@@ -43,12 +43,14 @@ neuron_view
 Every public name of the submodules is re-exported here (and from :mod:`assocmem.sdm`), so
 ``from assocmem.sdm.read import sdm_read`` works.
 
-Conventions. Binary tensors hold only 0 and 1 (any dtype: bool, integer or floating; anything
-else raises :class:`ValueError`). Patterns are *rows*: addresses ``(m, n)``, pointers
-``(m, n_p)``; queries ``(..., n)`` with any leading shape. The paper writes patterns as columns
-(``P_a`` is ``n x m``); ``P_a^T xi`` there is ``addresses @ query`` here. Reads are float64 and are
-computed on the query's device (other inputs are moved there). Exact counts (intersections, neuron
-counts) are integers held in float64, exact up to ``2^53``.
+Conventions. Binary tensors hold only 0 and 1 (bool, integer, float32 or float64; anything
+else raises :class:`ValueError`). float16 and bfloat16 tensors are refused everywhere, as the
+dtype policy of :mod:`assocmem.dtypes` says (cast with ``.float()``). Patterns are *rows*:
+addresses ``(m, n)``, pointers ``(m, n_p)``; queries ``(..., n)`` with any leading shape. The
+paper writes patterns as columns (``P_a`` is ``n x m``); ``P_a^T xi`` there is ``addresses @
+query`` here. Reads are float64 and are computed on the query's device (other inputs are moved
+there). Exact counts (intersections, neuron counts) are integers held in float64, exact up to
+``2^53``.
 
 References
 ----------

@@ -22,7 +22,10 @@ def _check_radius(d, n: int) -> int:
 
 
 def _real(x, name: str, min_ndim: int = 1) -> torch.Tensor:
-    """``x`` as a floating tensor (float64 unless already floating) with finite entries."""
+    """``x`` as a floating tensor (float64 unless already floating) with finite entries.
+
+    float16/bfloat16 are refused (:func:`assocmem.sdm._common._as_tensor`, the dtype policy).
+    """
     x = _as_tensor(x, name)
     if x.ndim < min_ndim:
         raise ValueError(f"{name} must have at least {min_ndim} dimension(s), got shape {tuple(x.shape)}")

@@ -11,11 +11,11 @@ the SDM read of Eq. 1 that the paper studies: :func:`attention_weights`,
 
 from __future__ import annotations
 
-import math
-from numbers import Real
-
 import torch
 
+from assocmem._checks import as_real
+from assocmem.dtypes import cast_checked
+from assocmem.sdm._common import _unit_norm
 from assocmem.sdm.read._checks import _check_memory, _real
 
 __all__ = [
@@ -25,19 +25,40 @@ __all__ = [
 
 
 def _check_beta(beta) -> float:
-    if isinstance(beta, bool) or not isinstance(beta, (Real, torch.Tensor)):
-        raise ValueError(f"beta must be a real number, got {beta!r}")
-    b = float(beta)
-    if not math.isfinite(b):
-        raise ValueError(f"beta must be finite, got {beta!r}")
-    return b
+    return as_real(beta, "beta")
 
 
 def _unit(x: torch.Tensor, name: str) -> torch.Tensor:
-    norm = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    norm = _unit_norm(x)
     if bool((norm == 0).any()):
         raise ValueError(f"{name} has a zero vector, which cannot be L2-normalised")
     return x / norm
+
+
+def _stable_softmax(beta: float, scores: torch.Tensor) -> torch.Tensor:
+    """``softmax(beta * scores)`` over the last axis, never NaN for finite ``beta`` and scores.
+
+    ``torch.softmax`` subtracts the row maximum itself, so while ``beta * scores`` is finite it is
+    used as is (bit for bit the plain softmax). Where the product overflows (a large ``beta``,
+    or float32 above ``3.4e38``) the shift is applied before the multiplication, in float64,
+    ``softmax(beta (s - c))`` with ``c`` the row's max (``beta > 0``) or min (``beta < 0``), whose
+    largest entry is exactly 0: the limit of the softmax, with no ``inf - inf``.
+    """
+    if scores.numel() and not bool(torch.isfinite(scores).all()):
+        raise ValueError(f"the scores query @ keys.T overflow {scores.dtype} (largest finite value "
+                         f"{torch.finfo(scores.dtype).max:.2g}); rescale the inputs, normalise them "
+                         "or use torch.float64")
+    z = beta * scores
+    if not z.numel() or bool(torch.isfinite(z).all()):
+        return torch.softmax(z, dim=-1)
+    ref = scores.amax(-1, keepdim=True) if beta > 0 else scores.amin(-1, keepdim=True)
+    # in float64, where beta itself is finite (a float32 beta of 1e39 would be inf, and inf * 0
+    # NaN); the differences are <= 0 and the largest is 0, so nothing overflows upwards
+    diff = scores - ref
+    if diff.device.type == "mps":  # no float64 on MPS: this rare path runs on the CPU
+        diff = diff.cpu()
+    shifted = beta * diff.to(torch.float64)
+    return torch.softmax(shifted, dim=-1).to(device=scores.device, dtype=scores.dtype)
 
 
 def attention_weights(query, keys, beta, normalize: bool = True) -> torch.Tensor:
@@ -60,13 +81,16 @@ def attention_weights(query, keys, beta, normalize: bool = True) -> torch.Tensor
     -------
     torch.Tensor, shape ``(..., m)``
         Nonnegative weights summing to one over ``m``; float64 unless the inputs are another
-        floating dtype.
+        floating dtype. Never NaN: a ``beta`` so large that ``beta * scores`` overflows gives
+        the limit of the softmax (all weight on the largest scores).
 
     Raises
     ------
     ValueError
-        On shape mismatch, an empty memory, non-finite entries or ``beta``, or a zero vector
-        with ``normalize=True``.
+        On shape mismatch, an empty memory, non-finite entries or ``beta`` (also a boolean or a
+        string), a zero vector with ``normalize=True``, float16/bfloat16 inputs (the dtype
+        policy of :mod:`assocmem.dtypes`), keys that overflow the query's dtype when cast to it,
+        or scores ``query @ keys.T`` that overflow (``normalize=False`` with huge entries).
 
     References
     ----------
@@ -74,12 +98,12 @@ def attention_weights(query, keys, beta, normalize: bool = True) -> torch.Tensor
     and Eq. 6 (normalised queries and keys); Henry et al. (2020) (QK-norm).
     """
     query = _real(query, "query")
-    keys = _real(keys, "keys").to(device=query.device, dtype=query.dtype)
+    keys = cast_checked(_real(keys, "keys").to(device=query.device), query.dtype, "keys")
     _check_memory(keys, None, query.shape[-1], names=("keys", "values"))
     b = _check_beta(beta)
     if normalize:
         query, keys = _unit(query, "query"), _unit(keys, "keys")
-    return torch.softmax(b * (query @ keys.T), dim=-1)  # (..., m)
+    return _stable_softmax(b, query @ keys.T)  # (..., m)
 
 
 def attention_read(query, keys, values, beta, normalize: bool = True) -> torch.Tensor:
@@ -110,14 +134,15 @@ def attention_read(query, keys, values, beta, normalize: bool = True) -> torch.T
     Raises
     ------
     ValueError
-        As :func:`attention_weights`, or if ``values`` does not have ``m`` rows.
+        As :func:`attention_weights`, or if ``values`` does not have ``m`` rows, has
+        non-finite entries, or overflows the query's dtype when cast to it.
 
     References
     ----------
     Bricken & Pehlevan (2021), Eq. 4 and Eq. 6; Vaswani et al. (2017).
     """
     w = attention_weights(query, keys, beta, normalize=normalize)  # (..., m)
-    values = _real(values, "values").to(device=w.device, dtype=w.dtype)
+    values = cast_checked(_real(values, "values").to(device=w.device), w.dtype, "values")
     if values.ndim != 2 or values.shape[0] != w.shape[-1]:
         raise ValueError(f"values must have shape (m, n_p) with m = {w.shape[-1]}, got "
                          f"{tuple(values.shape)}")

@@ -22,7 +22,7 @@ import math
 
 import torch
 
-from assocmem.sdm._common import _as_int, _binary
+from assocmem.sdm._common import _as_int, _binary, _real_array, _unit_norm
 from assocmem.sdm.read._checks import _real
 
 __all__ = [
@@ -34,6 +34,15 @@ __all__ = [
     "expected_sign_hamming",
     "sign_hamming_correlation",
 ]
+
+
+def _check_broadcast(s: torch.Size, t: torch.Size, a: str, b: str) -> None:
+    """The leading shapes of two batches of vectors broadcast (a ValueError naming both if not)."""
+    try:
+        torch.broadcast_shapes(s, t)
+    except RuntimeError:
+        raise ValueError(f"the leading shapes of {a} {tuple(s)} and {b} {tuple(t)} do not "
+                         "broadcast") from None
 
 
 def hamming_distance(a, b) -> torch.Tensor:
@@ -53,7 +62,9 @@ def hamming_distance(a, b) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If an entry is not 0 or 1, an input has no axis, or the last axes differ.
+        If an entry is not 0 or 1, an input has no axis or is float16/bfloat16 (the dtype
+        policy of :mod:`assocmem.dtypes`), the last axes differ or the leading shapes do not
+        broadcast.
 
     See Also
     --------
@@ -67,6 +78,7 @@ def hamming_distance(a, b) -> torch.Tensor:
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(f"a and b must have the same last axis n, got shapes {tuple(a.shape)} "
                          f"and {tuple(b.shape)}")
+    _check_broadcast(a.shape[:-1], b.shape[:-1], "a", "b")
     b = b.to(a.device)
     return (a.to(torch.uint8) != b.to(torch.uint8)).sum(-1)  # (...)
 
@@ -97,7 +109,8 @@ def pairwise_hamming(query, addresses) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If an entry is not 0 or 1, ``addresses`` is not 2-D, or the bit counts differ.
+        If an entry is not 0 or 1, an input is float16/bfloat16, ``addresses`` is not 2-D, or
+        the bit counts differ.
 
     References
     ----------
@@ -143,7 +156,7 @@ def bipolar(x, normalize: bool = True) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If an entry is not 0 or 1 or ``x`` has no axis.
+        If an entry is not 0 or 1, ``x`` has no axis or is float16/bfloat16.
 
     References
     ----------
@@ -174,7 +187,8 @@ def sphere_hamming(x, y) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If the last axes differ, an entry is not finite, or a vector is zero.
+        If the last axes differ, the leading shapes do not broadcast, an entry is not finite, an
+        input is float16/bfloat16, or a vector is zero.
 
     References
     ----------
@@ -185,11 +199,16 @@ def sphere_hamming(x, y) -> torch.Tensor:
     if x.shape[-1] != y.shape[-1]:
         raise ValueError(f"x and y must have the same last axis n, got shapes {tuple(x.shape)} "
                          f"and {tuple(y.shape)}")
+    _check_broadcast(x.shape[:-1], y.shape[:-1], "x", "y")
     y = y.to(x.device)
-    nx, ny = torch.linalg.vector_norm(x, dim=-1), torch.linalg.vector_norm(y, dim=-1)
+    nx, ny = _unit_norm(x).squeeze(-1), _unit_norm(y).squeeze(-1)
     if bool((nx == 0).any()) or bool((ny == 0).any()):
         raise ValueError("sphere_hamming needs nonzero vectors (the cosine is undefined at 0)")
     cos = (x * y).sum(-1) / (nx * ny)
+    bad = ~torch.isfinite(cos)
+    if bool(bad.any()):  # x * y overflowed (float32 entries above ~1e19): divide first
+        safe = ((x / nx.unsqueeze(-1)) * (y / ny.unsqueeze(-1))).sum(-1)
+        cos = torch.where(bad, safe, cos)
     return 0.5 * x.shape[-1] * (1.0 - cos.clamp(-1.0, 1.0))
 
 
@@ -215,7 +234,7 @@ def sign_binarize(x) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If an entry is not finite or ``x`` has no axis.
+        If an entry is not finite, or ``x`` has no axis or is float16/bfloat16.
 
     References
     ----------
@@ -251,7 +270,7 @@ def expected_sign_hamming(cos, n) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If ``n < 1`` or a cosine is outside ``[-1, 1]``.
+        If ``n < 1``, or a cosine is outside ``[-1, 1]``, not finite, a boolean or a string.
 
     References
     ----------
@@ -261,8 +280,8 @@ def expected_sign_hamming(cos, n) -> torch.Tensor:
     n = _as_int(n, "n")
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
-    c = torch.as_tensor(cos, dtype=torch.float64)
-    if not bool(torch.isfinite(c).all()) or bool(((c < -1) | (c > 1)).any()):
+    c = torch.as_tensor(_real_array(cos, "cos"), dtype=torch.float64)
+    if bool(((c < -1) | (c > 1)).any()):
         raise ValueError(f"cos must lie in [-1, 1], got {cos!r}")
     return n * torch.arccos(c) / math.pi
 

@@ -14,8 +14,6 @@ and 35, and as ``Binary_Neuron_SDM`` in the convergence experiments of chapter 3
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import torch
 from torch import nn
 
@@ -74,7 +72,8 @@ class NeuronSDM(nn.Module):
     Raises
     ------
     ValueError
-        If ``n < 1``, ``r < 1``, ``d`` outside ``[0, n]`` or ``chunk_size < 1``.
+        If ``n < 1``, ``r < 1``, ``d`` outside ``[0, n]``, ``chunk_size < 1``, or ``seed`` is
+        not an integer in ``[-2^63, 2^64 - 1]``.
 
     References
     ----------
@@ -129,8 +128,8 @@ class NeuronSDM(nn.Module):
         Raises
         ------
         ValueError
-            On non-binary entries, a shape other than ``(r, n)`` with ``r, n >= 1``, or ``d``
-            outside ``[0, n]``.
+            On non-binary entries, float16/bfloat16 addresses, a shape other than ``(r, n)``
+            with ``r, n >= 1``, or ``d`` outside ``[0, n]``.
         """
         addresses = _binary(addresses, "addresses")
         if addresses.ndim != 2 or addresses.shape[0] < 1 or addresses.shape[1] < 1:
@@ -234,7 +233,7 @@ class NeuronSDM(nn.Module):
         Raises
         ------
         ValueError
-            On non-binary entries or the wrong number of bits.
+            On non-binary entries, float16/bfloat16 input or the wrong number of bits.
         """
         x = self._check_addresses(x, "x")
         signs = self._signs(x)
@@ -260,22 +259,40 @@ class NeuronSDM(nn.Module):
         Raises
         ------
         ValueError
-            On non-binary addresses, shape mismatch, an empty write (``m = 0``), non-finite
-            pointers, or a pointer size different from an earlier write.
+            On non-binary addresses, float16/bfloat16 inputs, shape mismatch, an empty write
+            (``m = 0``), non-finite pointers, a pointer size different from an earlier write,
+            or sums that overflow float64.
+
+        Notes
+        -----
+        Atomic: the increments of ``storage`` and ``counts`` are computed in full before either
+        is assigned, so a write that raises leaves the memory exactly as it was.
         """
         addresses = self._check_addresses(addresses, "addresses", min_ndim=2)
         pointers = _real(pointers, "pointers").to(device=self.device, dtype=torch.float64)
         _check_memory(addresses, pointers, self.n)
-        if self.storage is None:
-            self.storage = torch.zeros(self.r, pointers.shape[1], dtype=torch.float64, device=self.device)
-        elif pointers.shape[1] != self.storage.shape[1]:
+        if self.storage is not None and pointers.shape[1] != self.storage.shape[1]:
             raise ValueError(f"pointers have n_p = {pointers.shape[1]}, but earlier writes had "
                              f"n_p = {self.storage.shape[1]}")
+        # compute the whole increment first and assign it only when nothing can fail any more,
+        # so that a write that raises (bad input, out of memory) leaves the memory as it was
         signs = self._signs(addresses)
+        add_storage = torch.zeros(self.r, pointers.shape[1], dtype=torch.float64, device=self.device)
+        add_counts = torch.zeros(self.r, dtype=torch.float64, device=self.device)
         for sl in self._chunks():
             act = self._active(signs, sl).to(torch.float64)  # (m, C)
-            self.storage[sl] += act.T @ pointers  # (C, n_p)
-            self.counts[sl] += act.sum(0)  # (C,)
+            add_storage[sl] = act.T @ pointers  # (C, n_p)
+            add_counts[sl] = act.sum(0)  # (C,)
+        new_storage = add_storage if self.storage is None else self.storage + add_storage
+        if not bool(torch.isfinite(new_storage).all()):
+            raise ValueError("the write overflows float64 storage (pointer sums beyond 1.8e308); "
+                             "the memory is unchanged")
+        # commit: in place where the tensors exist, so views of storage and counts stay views
+        if self.storage is None:
+            self.storage = new_storage
+        else:
+            self.storage.copy_(new_storage)
+        self.counts.add_(add_counts)
         return self
 
     def read(self, query, threshold: bool = False, empty: str = "nan") -> torch.Tensor:
@@ -303,8 +320,8 @@ class NeuronSDM(nn.Module):
         RuntimeError
             If nothing has been written.
         ValueError
-            On non-binary entries, the wrong number of bits, an unknown ``empty``, or an empty
-            row with ``empty="raise"``.
+            On non-binary entries, float16/bfloat16 input, the wrong number of bits, an unknown
+            ``empty``, or an empty row with ``empty="raise"``.
         """
         _check_empty_policy(empty)
         if self.storage is None:
@@ -343,8 +360,8 @@ class NeuronSDM(nn.Module):
         Raises
         ------
         ValueError
-            On non-binary entries, the wrong number of bits, or (unpaired) addresses that are
-            not 2-D.
+            On non-binary entries, float16/bfloat16 input, the wrong number of bits, or
+            (unpaired) addresses that are not 2-D.
         """
         query = self._check_addresses(query, "query")
         addresses = self._check_addresses(addresses, "addresses")
@@ -396,7 +413,9 @@ class NeuronSDM(nn.Module):
         ----------
         Bricken & Pehlevan (2021), §1 and App. B.1 (Fig. 11 checks ``I r / 2^n`` by simulation).
         """
-        scalar = isinstance(dvs, (Integral, Real)) and not isinstance(dvs, bool)
+        if isinstance(dvs, (str, bytes)):
+            raise ValueError(f"dvs must be an integer or an iterable of integers, got {dvs!r}")
+        scalar = not hasattr(dvs, "__iter__") or getattr(dvs, "ndim", None) == 0
         dv_list = [_as_int(v, "dv") for v in ([dvs] if scalar else list(dvs))]
         if not dv_list or any(v < 0 or v > self.n for v in dv_list):
             raise ValueError(f"distances must be a nonempty set in [0, n] = [0, {self.n}], got {dvs!r}")

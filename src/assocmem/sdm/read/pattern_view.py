@@ -59,6 +59,11 @@ def majority(x) -> torch.Tensor:
     torch.Tensor, same shape, dtype float64
         0.0, 1.0 or NaN.
 
+    Raises
+    ------
+    ValueError
+        If ``x`` is not array-like (a string, say) or is float16/bfloat16.
+
     References
     ----------
     Bricken & Pehlevan (2021), Eq. 1 (``g``); Kanerva (1988), Ch. 7 (the majority rule).
@@ -136,8 +141,9 @@ def sdm_weights(query, addresses, d, weights="intersection", normalize: bool = T
     Raises
     ------
     ValueError
-        On non-binary entries, shape mismatch, ``d`` outside ``[0, n]``, an empty memory
-        (``m = 0``), an unknown ``weights``, or ``normalize=False`` where ``I`` exceeds ``2^53``.
+        On non-binary entries, float16/bfloat16 inputs, shape mismatch, ``d`` outside ``[0, n]``,
+        an empty memory (``m = 0``), an unknown ``weights`` or a table with negative or
+        non-finite entries, or ``normalize=False`` where ``I`` exceeds ``2^53``.
 
     References
     ----------
@@ -204,9 +210,9 @@ def sdm_read(query, addresses, pointers, d, weights="intersection", threshold: b
     Raises
     ------
     ValueError
-        On non-binary query or addresses, shape mismatch, ``d`` outside ``[0, n]``, an empty
-        memory, an unknown ``weights`` or ``empty``, non-finite pointers, or an all-zero row with
-        ``empty="raise"``.
+        On non-binary query or addresses, float16/bfloat16 inputs, shape mismatch, ``d`` outside
+        ``[0, n]``, an empty memory, an unknown ``weights`` or ``empty``, non-finite pointers, or
+        an all-zero row with ``empty="raise"``.
 
     References
     ----------

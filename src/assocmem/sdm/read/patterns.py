@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 
 from assocmem.devices import resolve_device
-from assocmem.sdm._common import _as_int, _binary, _generator
+from assocmem.sdm._common import _as_int, _binary, _generator, _real_array, _unit_norm
 from assocmem.sdm.read._checks import _real
 
 __all__ = [
@@ -47,7 +47,7 @@ def random_binary_patterns(m, n, seed=0, device="auto") -> torch.Tensor:
     Raises
     ------
     ValueError
-        If ``m < 0`` or ``n < 1``.
+        If ``m < 0`` or ``n < 1``, or ``seed`` is not an integer in ``[-2^63, 2^64 - 1]``.
 
     References
     ----------
@@ -83,7 +83,7 @@ def flip_bits(x, k, seed=0) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If an entry is not 0 or 1, or ``k`` is outside ``[0, n]``.
+        If an entry is not 0 or 1, ``x`` is float16/bfloat16, or ``k`` is outside ``[0, n]``.
 
     References
     ----------
@@ -125,8 +125,9 @@ def rotate_to_cosine(x, cos, seed=0) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If ``n < 2``, a vector is zero, an entry is not finite, or a cosine is outside
-        ``[-1, 1]``.
+        If ``n < 2``, a vector is zero, an entry is not finite, ``x`` is float16/bfloat16, a
+        cosine is outside ``[-1, 1]``, not finite, a boolean or a string, or ``cos`` does not
+        broadcast to ``x.shape[:-1]``.
 
     References
     ----------
@@ -137,12 +138,17 @@ def rotate_to_cosine(x, cos, seed=0) -> torch.Tensor:
     n = x.shape[-1]
     if n < 2:
         raise ValueError(f"rotate_to_cosine needs n >= 2, got n = {n}")
-    norm = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    norm = _unit_norm(x)
     if bool((norm == 0).any()):
         raise ValueError("rotate_to_cosine needs nonzero vectors")
-    c = torch.as_tensor(cos, dtype=x.dtype, device=x.device)
-    if not bool(torch.isfinite(c).all()) or bool(((c < -1) | (c > 1)).any()):
+    c = torch.as_tensor(_real_array(cos, "cos"), dtype=x.dtype, device=x.device)
+    if bool(((c < -1) | (c > 1)).any()):
         raise ValueError(f"cos must lie in [-1, 1], got {cos!r}")
+    try:
+        torch.broadcast_shapes(c.shape, x.shape[:-1])
+    except RuntimeError:
+        raise ValueError(f"cos of shape {tuple(c.shape)} does not broadcast to x.shape[:-1] = "
+                         f"{tuple(x.shape[:-1])}") from None
     u = x / norm
     g = torch.randn(x.shape, generator=_generator(seed), dtype=torch.float64).to(x)
     w = g - (g * u).sum(-1, keepdim=True) * u

@@ -22,6 +22,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import special
 
+from assocmem._checks import as_real
+from assocmem.sdm._common import _log_bessel_ive, _real_array
 from assocmem.sdm.capacity._common import _LOG2, _check_count, _log_ball_fractions
 from assocmem.sdm.geometry._common import _check_distance, _check_n
 from assocmem.sdm.geometry.intersection import circle_intersection_table
@@ -39,10 +41,17 @@ _PATTERN_KINDS = ("bipolar", "gaussian")
 
 
 def _check_beta(beta) -> np.ndarray:
-    arr = np.asarray(beta, dtype=float)
-    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr < 0)):
+    arr = _real_array(beta, "beta")  # refuses booleans, strings, NaN and infinities
+    if arr.size and np.any(arr < 0):
         raise ValueError(f"beta must be finite and >= 0, got {beta!r}")
     return arr
+
+
+def _check_scalar_beta(beta) -> float:
+    b = as_real(beta, "beta")
+    if b < 0:
+        raise ValueError(f"beta must be finite and >= 0, got {beta!r}")
+    return b
 
 
 def _check_pattern_kind(patterns) -> str:
@@ -78,7 +87,8 @@ def far_pattern_weight(beta, m, cos=0.0):
     Raises
     ------
     ValueError
-        If ``beta`` is negative or not finite, ``m < 1`` or ``cos`` is outside ``[-1, 1]``.
+        If ``beta`` is negative, not finite, a boolean or a string, ``m < 1``, or ``cos`` is
+        outside ``[-1, 1]`` or not a finite real number.
 
     Notes
     -----
@@ -92,10 +102,11 @@ def far_pattern_weight(beta, m, cos=0.0):
     """
     b = _check_beta(beta)
     m = _check_count(m, "m")
-    c = np.asarray(cos, dtype=float)
-    if c.size and (not np.all(np.isfinite(c)) or np.any(np.abs(c) > 1.0)):
+    c = _real_array(cos, "cos")
+    if c.size and np.any(np.abs(c) > 1.0):
         raise ValueError(f"cos must lie in [-1, 1], got {cos!r}")
-    out = special.expit(math.log(m) - b * (1.0 - c))
+    with np.errstate(over="ignore"):  # beta (1 - cos) = inf (beta > 9e307) gives weight 0
+        out = special.expit(math.log(m) - b * (1.0 - c))
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -109,7 +120,7 @@ def _log_mean_exp_cos(beta: float, n: int, patterns: str) -> float:
         return n * log_cosh - beta
     nu = n / 2.0 - 1.0  # uniform on S^{n-1}: E e^{beta cos} = Gamma(n/2) (beta/2)^{-nu} I_nu(beta)
     return (special.gammaln(n / 2.0) - nu * math.log(beta / 2.0)
-            + math.log(special.ive(nu, beta)))
+            + float(_log_bessel_ive(nu, beta)))
 
 
 def far_pattern_weight_meanfield(beta, m, n, *, patterns: str = "bipolar") -> float:
@@ -147,13 +158,14 @@ def far_pattern_weight_meanfield(beta, m, n, *, patterns: str = "bipolar") -> fl
     Raises
     ------
     ValueError
-        If ``beta`` is negative or not finite, ``m < 1``, ``n < 2`` or ``patterns`` is unknown.
+        If ``beta`` is negative or not a finite real number (booleans and strings are
+        refused), ``m < 1``, ``n < 2`` or ``patterns`` is unknown.
 
     References
     ----------
     Bricken & Pehlevan (2021), Fig. 3, App. B.2; the von Mises-Fisher normaliser for the sphere.
     """
-    b = float(_check_beta(beta))
+    b = _check_scalar_beta(beta)
     m = _check_count(m, "m")
     n = _check_n(n, minimum=2)
     patterns = _check_pattern_kind(patterns)
@@ -217,14 +229,14 @@ def far_pattern_weight_mc(beta, m, n: int = 64, trials: int = 200, seed=0, *,
     Raises
     ------
     ValueError
-        If ``beta`` is negative or not finite, ``m``, ``trials`` or ``chunk`` is ``< 1``,
-        ``n < 2`` or ``patterns`` is unknown.
+        If ``beta`` is negative or not a finite real number (booleans and strings are
+        refused), ``m``, ``trials`` or ``chunk`` is ``< 1``, ``n < 2`` or ``patterns`` is unknown.
 
     References
     ----------
     Bricken & Pehlevan (2021), Fig. 3, App. B.2 and App. B.7 (random patterns at ``n = 64``).
     """
-    b = float(_check_beta(beta))
+    b = _check_scalar_beta(beta)
     m = _check_count(m, "m")
     n = _check_n(n, minimum=2)
     trials = _check_trials(trials)

@@ -24,6 +24,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import optimize, special
 
+from assocmem._checks import as_real
+from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry._common import _check_distance, _check_n
 from assocmem.sdm.geometry.beta_fit import fit_beta
 from assocmem.sdm.geometry.intersection import circle_intersection_table
@@ -63,11 +65,8 @@ def _distances(n: int, dvs) -> np.ndarray:
 
 
 def _check_beta(beta) -> float:
-    try:
-        b = float(beta)
-    except (TypeError, ValueError):
-        raise ValueError(f"beta must be a finite number >= 0, got {beta!r}") from None
-    if not math.isfinite(b) or b < 0:
+    b = as_real(beta, "beta")  # refuses booleans, strings, NaN and infinities
+    if b < 0:
         raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
     return b
 
@@ -215,7 +214,8 @@ def softmax_weight_profile(n, beta, dvs=None) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``n`` or a distance is out of range, or ``beta`` is negative or not finite.
+        If ``n`` or a distance is out of range, or ``beta`` is negative, not finite, a boolean
+        or a string.
 
     References
     ----------
@@ -247,17 +247,20 @@ def total_variation(p, q) -> float:
     Raises
     ------
     ValueError
-        If the shapes differ, an entry is negative or not finite, or a vector does not sum to 1.
+        If the shapes differ, the vectors are empty, an entry is negative, not finite, a
+        boolean or a string, or a vector does not sum to 1.
 
     References
     ----------
     Seed 002, "What my recomputation of the approximation shows" (normalised-weight discrepancy).
     """
-    a, b = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    a, b = _real_array(p, "p"), _real_array(q, "q")  # no booleans, strings, NaN or inf
     if a.shape != b.shape:
         raise ValueError(f"p and q must have the same shape, got {a.shape} and {b.shape}")
+    if a.size == 0:
+        raise ValueError("p and q are empty; a probability vector needs at least one entry")
     for name, v in (("p", a), ("q", b)):
-        if not np.all(np.isfinite(v)) or np.any(v < 0):
+        if np.any(v < 0):
             raise ValueError(f"{name} must be finite and non-negative")
         if abs(float(v.sum()) - 1.0) > 1e-9:
             raise ValueError(f"{name} must sum to 1, sums to {float(v.sum())!r}")
@@ -373,8 +376,8 @@ def compare_weights(n, d, beta="ols", intersection: str = "binary", dvs=None) ->
     Raises
     ------
     ValueError
-        If an argument is out of range, ``beta`` is neither a number nor a known rule, or every
-        SDM weight is 0.
+        If an argument is out of range, ``beta`` is neither a finite number ``>= 0`` (booleans
+        are refused) nor a known rule, or every SDM weight is 0.
 
     References
     ----------
@@ -413,7 +416,8 @@ def tv_of_beta(n, d, betas, intersection: str = "binary", dvs=None) -> np.ndarra
     Raises
     ------
     ValueError
-        As :func:`compare_weights`.
+        As :func:`compare_weights`, or if a ``beta`` is negative, not finite, a boolean or a
+        string.
     """
     intersection = _check_intersection(intersection)
     n = _check_n(n, minimum=2 if intersection == "cap" else 1)
@@ -421,7 +425,7 @@ def tv_of_beta(n, d, betas, intersection: str = "binary", dvs=None) -> np.ndarra
     w = sdm_weight_profile(n, d, dv, intersection)
     rho = cosine_of_distance(dv, n)
     out = []
-    for beta in np.atleast_1d(np.asarray(betas, dtype=float)):
+    for beta in np.atleast_1d(_real_array(betas, "betas")):
         s = _normalise_logs(_check_beta(beta) * rho)
         out.append(0.5 * np.abs(w - s).sum())
     return np.array(out)
@@ -455,14 +459,17 @@ def tv_optimal_beta(n, d, intersection: str = "binary", dvs=None, bounds=(0.5, 2
     Raises
     ------
     ValueError
-        As :func:`compare_weights`, or for invalid ``bounds``.
+        As :func:`compare_weights`, or for invalid ``bounds`` (not a pair of finite real numbers
+        with ``0 < lo < hi``).
 
     References
     ----------
     Compare Bricken & Pehlevan (2021), Eq. 10, which fits ``beta`` to ``log I`` rather than to
     the normalised weights.
     """
-    lo, hi = (float(bounds[0]), float(bounds[1]))
+    if isinstance(bounds, (str, bytes)) or not hasattr(bounds, "__len__") or len(bounds) != 2:
+        raise ValueError(f"bounds must be a pair (lo, hi) with 0 < lo < hi < inf, got {bounds!r}")
+    lo, hi = as_real(bounds[0], "bounds[0]"), as_real(bounds[1], "bounds[1]")
     if not (0 < lo < hi and math.isfinite(hi)):
         raise ValueError(f"bounds must satisfy 0 < lo < hi < inf, got {bounds!r}")
     grid = np.geomspace(lo, hi, 400)

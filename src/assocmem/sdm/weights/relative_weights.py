@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import integrate, stats
 
+from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry._common import _as_int, _check_distance, _check_n
 from assocmem.sdm.geometry.balls import ball_fraction
 from assocmem.sdm.geometry.intersection import circle_intersection_table
@@ -51,7 +52,7 @@ def _check_count(value, name: str, minimum: int = 1) -> int:
 
 def _check_relative(rel, n: int | None = None) -> np.ndarray:
     """A relative-weight table indexed by distance: finite, >= 0, shape (n + 1,)."""
-    arr = np.asarray(rel, dtype=float)
+    arr = _real_array(rel, "rel")  # refuses booleans, strings, NaN and infinities
     if arr.ndim != 1 or arr.size < 2:
         raise ValueError(f"relative weights must be a 1-D array indexed by distance 0..n, got shape {arr.shape}")
     if n is not None and arr.size != n + 1:
@@ -81,7 +82,7 @@ def softmax_relative_weights(n, beta) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``n < 1`` or ``beta`` is negative or not finite.
+        If ``n < 1`` or ``beta`` is negative, not finite, a boolean or a string.
 
     References
     ----------
@@ -89,6 +90,10 @@ def softmax_relative_weights(n, beta) -> np.ndarray:
     """
     n = _check_n(n)
     b = _check_beta(beta)
+    if not math.isfinite(2.0 * b):  # beta > 9e307: 2 beta overflows and 0 * inf would be NaN
+        out = np.zeros(n + 1)
+        out[0] = 1.0
+        return out
     return np.exp(-2.0 * b * np.arange(n + 1) / n)
 
 

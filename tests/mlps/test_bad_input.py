@@ -1,0 +1,418 @@
+"""Bad and edge-case input to the public functions of Part II (``assocmem.mlps``).
+
+In the style of numpy's and scipy's edge-case tests: a table of ``(callable, args, kwargs, match)``
+rows, each a documented contract ("raises ValueError naming the argument") checked with
+``pytest.raises(ValueError, match=...)``, then the edge cases whose answer is a value, then the
+checks that a call that raises leaves its inputs exactly as they were.
+
+The families covered: non-finite features, keys, targets and weights (refused before any work,
+never a NaN readout); results of finite input that overflow (reported as overflow, never as
+"singular" or as a silent ``inf``); booleans and strings where a real number is documented
+(``beta``, ``ridge``, ``eps``, ``lr``, tolerances, constants: :func:`assocmem._checks.as_real`);
+float16 / bfloat16 tensors and dtypes (:mod:`assocmem.dtypes`); empty fact sets and ``F = 0``
+feature matrices; shape errors; singular systems without a ridge; non-integer sizes that used
+to be truncated.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from assocmem.mlps import capacity_sweeps as CS
+from assocmem.mlps import counting as C
+from assocmem.mlps import hebbian_theory as HT
+from assocmem.mlps import margin_sweeps as MS
+from assocmem.mlps import margins as M
+from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, spike, with_spike
+from assocmem.mlps.mlp import (
+    BilinearMLP,
+    ExactK2Memory,
+    GatedReLUMLP,
+    bilinear_features,
+    data_dependent_mlp,
+    exact_k2_memory,
+    hebbian_mlp,
+    hebbian_readout,
+    ntk_mlp,
+    solve_factor,
+    solve_factor_reference,
+    train_mlp,
+)
+
+F64 = torch.float64
+NAN, INF = math.nan, math.inf
+
+FACTS = make_fact_set(16, 8, seed=0)
+UNTIED = make_fact_set(16, 8, seed=1, tied=False)
+KEYS = FACTS.keys
+PHI = torch.randn(12, 5, dtype=F64, generator=torch.Generator().manual_seed(0))  # (F, m)
+TARGETS = torch.randn(12, 3, dtype=F64, generator=torch.Generator().manual_seed(1))  # (F, d_c)
+Y = torch.randn(4, 8, dtype=F64, generator=torch.Generator().manual_seed(2))  # (m, d)
+W = torch.randn(8, 4, dtype=F64, generator=torch.Generator().manual_seed(3))  # (d_c, m)
+GRAM = C.hebbian_gram(UNTIED.keys, "k2")
+MODEL = hebbian_mlp(UNTIED, 8)
+STATS = M.geometry_statistics(GRAM, UNTIED)
+SIGMA = HT.feature_covariance(PHI)
+
+
+def _with(x: torch.Tensor, value: float, index=(0, 0)) -> torch.Tensor:
+    out = x.clone()
+    out[index] = value
+    return out
+
+
+PHI_NAN, PHI_INF = _with(PHI, NAN), _with(PHI, INF)
+
+# (callable, args, kwargs, match): each must raise ValueError whose message matches `match`
+# (the argument's name, or what overflowed).
+BAD = [
+    # --- non-finite features / keys / targets: refused, never a NaN readout -----------------
+    pytest.param(hebbian_readout, (PHI_NAN, TARGETS, "none"), {}, "Phi contains non-finite", id="readout-none-nan"),
+    pytest.param(hebbian_readout, (PHI_INF, TARGETS, "diag"), {}, "Phi contains non-finite", id="readout-diag-inf"),
+    pytest.param(hebbian_readout, (PHI_NAN, TARGETS, "full"), {}, "Phi contains non-finite", id="readout-primal-nan"),
+    pytest.param(hebbian_readout, (PHI_INF, TARGETS, "full"), {"branch": "dual"}, "Phi contains non-finite",
+                 id="readout-dual-inf"),
+    pytest.param(hebbian_readout, (PHI, _with(TARGETS, NAN), "full"), {}, "targets contains non-finite",
+                 id="readout-targets-nan"),
+    pytest.param(solve_factor, (_with(KEYS, NAN), Y, W, FACTS.targets), {}, "keys contains non-finite",
+                 id="solve-factor-keys-nan"),
+    pytest.param(solve_factor, (KEYS, _with(Y, INF), W, FACTS.targets), {}, "fixed contains non-finite",
+                 id="solve-factor-fixed-inf"),
+    pytest.param(solve_factor, (KEYS, Y, _with(W, NAN), FACTS.targets), {}, "readout contains non-finite",
+                 id="solve-factor-readout-nan"),
+    pytest.param(solve_factor, (KEYS, Y, W, FACTS.targets), {"x0": torch.full((4, 8), NAN, dtype=F64)},
+                 "x0 contains non-finite", id="solve-factor-x0-nan"),
+    pytest.param(solve_factor, (KEYS, Y, W, FACTS.targets), {"metric": torch.full((8, 8), NAN, dtype=F64)},
+                 "metric contains non-finite", id="solve-factor-metric-nan"),
+    pytest.param(solve_factor_reference, (_with(KEYS, NAN), Y[:2], W[:, :2], FACTS.targets), {},
+                 "keys contains non-finite", id="solve-factor-reference-nan"),
+    pytest.param(M.gram_from_features, (PHI_NAN,), {}, "features must be finite", id="margins-gram-nan"),
+    pytest.param(M.hebbian_readout, (GRAM, _with(UNTIED.targets, INF)), {}, "codes must be finite",
+                 id="margins-readout-inf"),
+    pytest.param(bilinear_features, (_with(KEYS, NAN), Y, Y), {}, "keys contains non-finite", id="features-nan"),
+    pytest.param(BilinearMLP, (_with(Y, NAN), Y, W), {}, "A contains non-finite", id="bilinear-weights-nan"),
+    pytest.param(ExactK2Memory, (_with(KEYS, INF), FACTS.targets), {}, "keys contains non-finite",
+                 id="exact-k2-keys-inf"),
+    pytest.param(MODEL, (_with(UNTIED.keys, NAN),), {}, "x contains non-finite", id="mlp-forward-nan"),
+    pytest.param(M.perturb_queries, (_with(KEYS, NAN), 0.1), {}, "keys must be finite", id="perturb-keys-nan"),
+    pytest.param(HT.hebbian_rewrite, (HT.gated_mlp(4, 6), _with(HT.random_unit_inputs(20, 4), NAN)), {},
+                 "stored contains non-finite", id="rewrite-stored-nan"),
+    pytest.param(HT.loglog_fit, ([4, 8, 16], [1.0, 0.7, 0.5], [0.1, NAN, 0.1]), {}, "se_log_y must be finite",
+                 id="loglog-se-nan"),
+    pytest.param(C.capacity_heuristic, (NAN,), {}, "d must be finite", id="capacity-heuristic-nan"),
+    pytest.param(MS.log2_slope, ([32, 64], [1, None]), {}, "y must be finite", id="log2-slope-none"),
+    # --- finite input whose result overflows: an overflow error, not "singular" or inf --------
+    pytest.param(hebbian_readout, (PHI * 1e160, TARGETS, "full"), {}, "Phi\\^T Phi overflows",
+                 id="readout-primal-gram-overflow"),
+    pytest.param(hebbian_readout, (PHI * 1e160, TARGETS, "full"), {"branch": "dual"}, "Phi Phi\\^T overflows",
+                 id="readout-dual-gram-overflow"),
+    pytest.param(hebbian_readout, (PHI * 1e160, TARGETS, "diag"), {}, "diag\\(Sigma\\).*overflows",
+                 id="readout-diag-overflow"),
+    pytest.param(hebbian_readout, (PHI * 1e300, TARGETS * 1e300, "none"), {}, "readout.*overflows",
+                 id="readout-none-overflow"),
+    pytest.param(M.gram_from_features, (KEYS * 1e200,), {}, "Gram matrix of the features overflows",
+                 id="margins-gram-overflow"),
+    pytest.param(M.hebbian_readout, (GRAM * 1e200, UNTIED.targets * 1e200), {}, "Hebbian reads overflows",
+                 id="margins-readout-overflow"),
+    pytest.param(M.score_margins, ([[1e308, 1e308], [1e308, -1e308]], [0, 1]), {}, "margins overflows",
+                 id="score-margins-overflow"),
+    pytest.param(M.geometry_statistics, (GRAM * 1e300, UNTIED), {}, "overflows float64", id="geometry-overflow"),
+    pytest.param(spike, (torch.full((2, 8), 1e307, dtype=F64), 10.0, random_direction(8)), {},
+                 "norm of a spiked row overflows", id="spike-overflow"),
+    pytest.param(MODEL.float(), (UNTIED.keys * 1e300,), {}, "x overflows torch.float32", id="mlp-cast-overflow"),
+    pytest.param(M.perturb_queries, (KEYS.float(), 1e39), {}, "noisy keys overflows torch.float32",
+                 id="perturb-cast-overflow"),
+    pytest.param(FactSet(KEYS * 1e300, FACTS.values, FACTS.mapping, unit_norm=False).to, (), {"dtype": torch.float32},
+                 "keys overflows torch.float32", id="factset-to-overflow"),
+    pytest.param(solve_factor, (KEYS, Y, W, FACTS.targets), {"metric": -torch.eye(8, dtype=F64)},
+                 "conjugate gradients broke down", id="solve-factor-indefinite-metric"),
+    pytest.param(train_mlp, (FACTS, 4), {"epochs": 20, "lr": 1e30, "device": "cpu"}, "training diverged",
+                 id="train-diverges"),
+    # --- a bool or a string where a real number is documented ---------------------------------
+    pytest.param(spike, (KEYS, True, random_direction(8)), {}, "beta must be a real number", id="spike-beta-bool"),
+    pytest.param(spike, (KEYS, "1.5", random_direction(8)), {}, "beta must be a real number", id="spike-beta-str"),
+    pytest.param(with_spike, (FACTS, True), {}, "beta must be a real number", id="with-spike-beta-bool"),
+    pytest.param(with_spike, (FACTS, "0.5"), {}, "beta must be a real number", id="with-spike-beta-str"),
+    pytest.param(spike, (KEYS, -1.0, random_direction(8)), {}, "beta must be > -1", id="spike-beta-minus-one"),
+    pytest.param(hebbian_mlp, (FACTS, 8, "full"), {"ridge": True}, "ridge must be a real number",
+                 id="hebbian-ridge-bool"),
+    pytest.param(hebbian_mlp, (FACTS, 8, "full"), {"ridge": "1e-6"}, "ridge must be a real number",
+                 id="hebbian-ridge-str"),
+    pytest.param(hebbian_readout, (PHI, TARGETS), {"ridge": True}, "ridge must be a real number",
+                 id="readout-ridge-bool"),
+    pytest.param(hebbian_readout, (PHI, TARGETS), {"ridge": -1.0}, "ridge must be >= 0", id="readout-ridge-negative"),
+    pytest.param(data_dependent_mlp, (FACTS, 4), {"ridge": True}, "ridge must be a real number",
+                 id="data-dependent-ridge-bool"),
+    pytest.param(data_dependent_mlp, (FACTS, 4), {"cg_tol": "0.1"}, "cg_tol must be a real number",
+                 id="data-dependent-tol-str"),
+    pytest.param(solve_factor, (KEYS, Y, W, FACTS.targets), {"tol": True}, "tol must be a real number",
+                 id="solve-factor-tol-bool"),
+    pytest.param(train_mlp, (FACTS, 4), {"epochs": 2, "lr": True, "device": "cpu"}, "lr must be a real number",
+                 id="train-lr-bool"),
+    pytest.param(train_mlp, (FACTS, 4), {"epochs": 2, "tol": "0", "device": "cpu"}, "tol must be a real number",
+                 id="train-tol-str"),
+    pytest.param(M.perturb_queries, (KEYS, True), {}, "eps must be a real number", id="perturb-eps-bool"),
+    pytest.param(M.perturb_queries, (KEYS, "0.1"), {}, "eps must be a real number", id="perturb-eps-str"),
+    pytest.param(M.noisy_fact_margins, (MODEL, UNTIED, True), {}, "eps must be a real number",
+                 id="noisy-margins-eps-bool"),
+    pytest.param(M.log_term, (10,), {"C_L": True}, "C_L must be a real number", id="log-term-cl-bool"),
+    pytest.param(M.log_term, (10,), {"delta": "0.5"}, "delta must be a real number", id="log-term-delta-str"),
+    pytest.param(M.isotropic_bound, (10, 64, 16), {"C_s": True}, "C_s must be a real number",
+                 id="isotropic-cs-bool"),
+    pytest.param(M.isotropic_bound, (10, 64, 16), {"C_x": NAN}, "C_x must be finite", id="isotropic-cx-nan"),
+    pytest.param(M.isotropic_bound, ([True, 2], 64, 16), {}, "F must hold real numbers", id="isotropic-F-bools"),
+    pytest.param(M.fit_theory_curve, ("isotropic", [0.5, 0.4, 0.3], {"F": [10, 20, 40], "m": 64, "d": 16}),
+                 {"free": ("C_s", "C_x"), "fixed": {"C_L": True}}, "fixed\\['C_L'\\] must be a real number",
+                 id="fit-fixed-bool"),
+    pytest.param(M.s_sig, ("1.0", 0.5, 10, 64), {}, "K_min\\^diag must be a real number", id="s-sig-str"),
+    pytest.param(M.p_key, (True, 10, 64), {}, "E_K must be a real number", id="p-key-bool"),
+    pytest.param(C.min_parameters_bound, (10, 10, True), {}, "bits must be a positive number",
+                 id="counting-bits-bool"),
+    pytest.param(C.capacity_heuristic, ("32",), {}, "d must be a real number", id="capacity-heuristic-str"),
+    pytest.param(C.power_law_fit, ([True, 2, 3], [1, 2, 3]), {}, "x must hold real numbers",
+                 id="power-law-bools"),
+    pytest.param(HT.pair_with_overlap, (4, True), {}, "rho must be a real number", id="overlap-rho-bool"),
+    pytest.param(HT.bonferroni_z, (3, "0.1"), {}, "alpha must be a real number", id="bonferroni-alpha-str"),
+    pytest.param(CS.num_facts, (True, 8), {}, "alpha must be a real number", id="num-facts-alpha-bool"),
+    pytest.param(CS.CapacityConfig, (), {"dims": (8,), "alphas": (0.5,), "beta": True}, "beta must be a real number",
+                 id="capacity-config-beta-bool"),
+    pytest.param(MS.SpikeConfig, ("keys", 8, 8, 8, "3", 3, 1), {}, "beta_max must be a real number",
+                 id="spike-config-beta-str"),
+    pytest.param(MS.theorem_b6_bits, ({"A": torch.ones(2, 2)}, "1"), {}, "gamma0 must be a real number",
+                 id="theorem-b6-gamma-str"),
+    pytest.param(M.min_bits_for_positive_margin, (lambda *a: True, [torch.ones(2)]), {}, "non-real margin",
+                 id="bits-margin-bool"),
+    # --- float16 / bfloat16: refused with the dtype policy's message --------------------------
+    pytest.param(make_fact_set, (4, 4), {"dtype": torch.float16}, "torch.float16 is not supported",
+                 id="make-facts-f16"),
+    pytest.param(make_fact_set, (4, 4), {"dtype": torch.bfloat16}, "torch.bfloat16 is not supported",
+                 id="make-facts-bf16"),
+    pytest.param(make_fact_set, (4, 4), {"dtype": "float32"}, "dtype must be a torch dtype", id="make-facts-str"),
+    pytest.param(random_direction, (4,), {"dtype": torch.int64}, "dtype must be torch.float32 or torch.float64",
+                 id="random-direction-int"),
+    pytest.param(FactSet, (KEYS.half(), FACTS.values.half(), FACTS.mapping), {}, "keys dtype torch.float16",
+                 id="factset-f16"),
+    pytest.param(FACTS.to, (), {"dtype": torch.bfloat16}, "torch.bfloat16 is not supported", id="factset-to-bf16"),
+    pytest.param(spike, (KEYS.half(), 1.0, random_direction(8)), {}, "embeddings dtype torch.float16",
+                 id="spike-f16"),
+    pytest.param(hebbian_readout, (PHI.half(), TARGETS), {}, "Phi dtype torch.float16", id="readout-f16"),
+    pytest.param(hebbian_readout, (PHI.bfloat16(), TARGETS), {}, "Phi dtype torch.bfloat16", id="readout-bf16"),
+    pytest.param(solve_factor, (KEYS.half(), Y, W, FACTS.targets), {}, "keys dtype torch.float16",
+                 id="solve-factor-f16"),
+    pytest.param(train_mlp, (FACTS, 4), {"epochs": 2, "dtype": torch.float16, "device": "cpu"},
+                 "torch.float16 is not supported", id="train-f16"),
+    pytest.param(bilinear_features, (KEYS.bfloat16(), Y.bfloat16(), Y.bfloat16()), {}, "keys dtype torch.bfloat16",
+                 id="features-bf16"),
+    pytest.param(MODEL, (UNTIED.keys.half(),), {}, "x dtype torch.float16", id="mlp-forward-f16"),
+    pytest.param(M.gram_from_features, (KEYS.numpy().astype(np.float16),), {}, "features dtype torch.float16",
+                 id="margins-gram-numpy-f16"),
+    pytest.param(M.quantize, (torch.ones(3).half(), 4), {}, "tensor dtype torch.float16", id="quantize-f16"),
+    pytest.param(M.fact_margins, (GRAM.half(), UNTIED), {}, "gram dtype torch.float16", id="fact-margins-f16"),
+    pytest.param(HT.feature_covariance, (PHI.half(),), {}, "Phi dtype torch.float16", id="covariance-f16"),
+    # --- empty fact sets, F = 0, shapes -------------------------------------------------------
+    pytest.param(FactSet, (KEYS[:0], FACTS.values, FACTS.mapping[:0]), {}, "at least one fact", id="factset-empty"),
+    pytest.param(hebbian_readout, (PHI[:0], TARGETS[:0], "none"), {}, "Phi must have at least 1 row",
+                 id="readout-F0"),
+    pytest.param(hebbian_readout, (PHI.tolist(), TARGETS), {}, "Phi must be a torch.Tensor", id="readout-list"),
+    pytest.param(hebbian_readout, (PHI, TARGETS[:5]), {}, "need Phi \\(F, m\\) and targets", id="readout-rows"),
+    pytest.param(solve_factor, (KEYS[:0], Y, W, FACTS.targets[:0]), {}, "keys must have at least 1 row",
+                 id="solve-factor-F0"),
+    pytest.param(solve_factor, (KEYS, Y, W, FACTS.targets), {"x0": torch.zeros(3, 8, dtype=F64)},
+                 "x0 must have the shape of the free factor \\(4, 8\\)", id="solve-factor-x0-shape"),
+    pytest.param(bilinear_features, (KEYS, Y[:, :3], Y), {}, "A, G of shape \\(m, d\\)", id="features-shapes"),
+    pytest.param(BilinearMLP, (Y, Y, W.float()), {}, "must share one dtype", id="bilinear-mixed-dtypes"),
+    pytest.param(GatedReLUMLP, (Y, Y, W[:, :3]), {}, "need W_gate, W_up", id="gated-relu-shapes"),
+    pytest.param(HT.feature_covariance, (PHI[:0],), {}, "at least one row", id="covariance-F0"),
+    pytest.param(HT.overlap_pairs, (4, []), {}, "rhos must hold at least one", id="overlap-pairs-empty"),
+    pytest.param(HT.kernel_energy, (SIGMA, torch.eye(3, dtype=F64), 12), {}, "M must have shape \\(\\.\\.\\., 5, 5\\)",
+                 id="kernel-energy-shape"),
+    pytest.param(M.covariates_from_statistics, ([],), {}, "non-empty sequence", id="covariates-empty"),
+    # --- singular systems: a clear error (the ridge is the documented way out) -----------------
+    pytest.param(hebbian_mlp, (make_fact_set(64, 4, seed=0), 20, "full"), {"ridge": 0}, "singular",
+                 id="hebbian-m-above-quadratic-forms"),
+    pytest.param(hebbian_readout, (torch.zeros(12, 5, dtype=F64), TARGETS, "diag"), {"ridge": 0},
+                 "zero feature variance", id="readout-diag-zero-feature"),
+    pytest.param(HT.preconditioner_experiment,
+                 (torch.randn(10, 2, dtype=F64, generator=torch.Generator().manual_seed(0))
+                  @ torch.randn(2, 4, dtype=F64, generator=torch.Generator().manual_seed(1)), 2), {},
+                 "Sigma must be positive definite", id="preconditioner-rank-deficient"),
+    pytest.param(HT.random_preconditioners, (torch.zeros(4, 4, dtype=F64), 2), {}, "Sigma must be positive definite",
+                 id="random-preconditioners-singular"),
+    pytest.param(HT.normalise_preconditioner, (torch.zeros(5, 5, dtype=F64), SIGMA), {}, "tr\\(M Sigma\\) > 0",
+                 id="normalise-zero-trace"),
+    pytest.param(HT.welch_frobenius_bound, (torch.zeros(3, 3, dtype=F64),), {}, "positive diagonal",
+                 id="welch-zero-diagonal"),
+    pytest.param(HT.rewrite_errors,
+                 (lambda z: torch.zeros(z.shape[0], 4, dtype=F64),
+                  HT.hebbian_rewrite(HT.gated_mlp(4, 6), HT.random_unit_inputs(20, 4)), HT.random_unit_inputs(3, 4)),
+                 {}, "all zero", id="rewrite-errors-zero-scale"),
+    # --- flags that must be bools; sizes that used to be truncated -----------------------------
+    pytest.param(make_fact_set, (4, 4), {"tied": "no"}, "tied must be True or False", id="make-facts-tied-str"),
+    pytest.param(FactSet, (KEYS, FACTS.values, FACTS.mapping), {"unit_norm": "no"}, "unit_norm must be True or False",
+                 id="factset-unit-norm-str"),
+    pytest.param(hebbian_mlp, (FACTS, 8), {"require_unit_keys": "no"}, "require_unit_keys must be True or False",
+                 id="hebbian-require-unit-str"),
+    pytest.param(train_mlp, (FACTS, 4), {"epochs": 2, "stop_at_full_accuracy": "no", "device": "cpu"},
+                 "stop_at_full_accuracy must be True or False", id="train-stop-str"),
+    pytest.param(C.log2_num_fact_sets, (3, 5), {"injective": 1}, "injective must be True or False",
+                 id="counting-injective-int"),
+    pytest.param(C.hebbian_f_sweep, (8, [2.5]), {}, "num_facts entry must be an integer", id="f-sweep-F-float"),
+    pytest.param(C.hebbian_capacity, (8.5,), {}, "d must be an integer", id="hebbian-capacity-d-float"),
+    pytest.param(CS.accuracy_curve, (FACTS, "unwhitened", [2.5]), {}, "width must be an integer",
+                 id="accuracy-curve-width-float"),
+    pytest.param(M.covariates_from_statistics, ([STATS, STATS],), {"width": 2.5}, "width must be an integer",
+                 id="covariates-width-float"),
+    pytest.param(MS.sub_seeds, (2.5, 2), {}, "base must be an integer", id="sub-seeds-float"),
+    pytest.param(MS.IsotropicConfig, ("sketch", "F", 8, None, None, 4, 16, 3, 1), {}, "m must be set",
+                 id="isotropic-config-missing-m"),
+    pytest.param(MS.NoisyConfig, (8, 8, 8, 0.0, 1.0, 3, 1), {}, "eps_lo must be > 0", id="noisy-config-eps-zero"),
+    pytest.param(CS.build_memory, ("ntk", FACTS, 4), {"block_entries": True}, "block_entries must be a positive",
+                 id="build-memory-block-bool"),
+]
+
+
+@pytest.mark.parametrize(("func", "args", "kwargs", "match"), BAD)
+def test_bad_input_raises_a_clear_value_error(func, args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        func(*args, **kwargs)
+
+
+def test_the_table_is_as_large_as_the_task_asks():
+    assert len(BAD) >= 20
+
+
+# --- edge cases whose answer is a value -----------------------------------------------------
+
+
+def test_integer_features_are_read_as_float64_not_truncating_the_targets():
+    ints = torch.arange(12 * 5).reshape(12, 5) % 7  # int64 features
+    out = hebbian_readout(ints, TARGETS, "none")
+    assert out.dtype == F64
+    torch.testing.assert_close(out, TARGETS.T @ ints.double() / 12, rtol=0, atol=0)
+
+
+def test_solve_factor_casts_the_other_tensors_to_the_keys_dtype():
+    X32, info32 = solve_factor(KEYS.float(), Y, W, FACTS.targets, tol=1e-6, max_iter=500)
+    X64, _ = solve_factor(KEYS, Y, W, FACTS.targets, tol=1e-6, max_iter=500)
+    assert X32.dtype == torch.float32 and info32["converged"]
+    torch.testing.assert_close(X32.double(), X64, rtol=1e-3, atol=1e-4)
+
+
+def test_a_ridge_regularises_the_singular_system():
+    facts = make_fact_set(64, 4, seed=0)  # m = 20 > d(d+1)/2 = 10: rank Phi <= 10
+    model = hebbian_mlp(facts, 20, "full", ridge=1e-6)
+    assert bool(torch.isfinite(model.B).all())
+
+
+def test_a_huge_but_finite_direction_still_spikes_float32_rows():
+    out = spike(KEYS.float(), 1.0, torch.full((8,), 1e300, dtype=F64))
+    torch.testing.assert_close(out, spike(KEYS.float(), 1.0, torch.ones(8)), rtol=1e-6, atol=1e-7)
+
+
+def test_mixed_dtype_kernel_of_the_exact_memory_promotes():
+    mem = exact_k2_memory(UNTIED)
+    g = mem.kernel(UNTIED.keys.float(), UNTIED.keys)
+    assert g.dtype == F64 and g.shape == (16, 16)
+
+
+def test_score_margins_of_zero_facts_is_empty():
+    assert M.score_margins(torch.zeros(0, 3, dtype=F64), torch.zeros(0, dtype=torch.long)).shape == (0,)
+
+
+def test_zero_width_readout_is_empty_not_an_error():
+    assert hebbian_readout(PHI[:, :0], TARGETS, "full").shape == (3, 0)
+
+
+def test_one_element_margins_are_read_as_numbers():
+    res = M.min_bits_for_positive_margin(lambda x: torch.tensor([1.0]), [torch.ones(2)])
+    assert res.bits == 1 and res.full_precision_margin == 1.0
+
+
+def test_series_and_integral_floats_still_work():
+    fit = C.power_law_fit(pd.Series([1, 2, 4, 8]), pd.Series([1.0, 4.0, 16.0, 64.0]))
+    assert fit.exponent == pytest.approx(2.0)
+    assert M.covariates_from_statistics([STATS], width=64.0)["m"].tolist() == [64.0]
+    assert CS.num_facts(np.float64(1 / 8), np.int64(90)) == 1013
+
+
+# --- a call that raises leaves its inputs as they were --------------------------------------
+
+
+def _snapshot(*tensors):
+    return [t.clone() for t in tensors]
+
+
+def _unchanged(before, *tensors):
+    return all(torch.equal(b, t) for b, t in zip(before, tensors))
+
+
+def test_failed_readout_leaves_the_features_unchanged():
+    # m = 300 > 256: the blocked CPU Cholesky, which overwrites its Gram matrix in place
+    phi = torch.randn(400, 20, dtype=F64, generator=torch.Generator().manual_seed(0))
+    phi = torch.cat([phi, phi[:, :1].expand(400, 280)], dim=1)  # rank 20 < m = 300
+    before = _snapshot(phi, TARGETS.repeat(34, 1)[:400])
+    with pytest.raises(ValueError, match="singular"):
+        hebbian_readout(phi, TARGETS.repeat(34, 1)[:400], "full", ridge=0)
+    assert _unchanged(before, phi, TARGETS.repeat(34, 1)[:400])
+
+
+def test_failed_solve_leaves_its_inputs_unchanged():
+    x0 = torch.randn(4, 8, dtype=F64, generator=torch.Generator().manual_seed(5))
+    metric = -torch.eye(8, dtype=F64)
+    tensors = (KEYS, Y, W, FACTS.targets, x0, metric)
+    before = _snapshot(*tensors)
+    with pytest.raises(ValueError, match="broke down"):
+        solve_factor(KEYS, Y, W, FACTS.targets, x0=x0, metric=metric)
+    assert _unchanged(before, *tensors)
+
+
+def test_failed_spike_and_cast_leave_the_fact_set_unchanged():
+    facts = make_fact_set(8, 4, seed=3)
+    before = _snapshot(facts.keys, facts.values, facts.mapping)
+    with pytest.raises(ValueError, match="beta"):
+        with_spike(facts, True)
+    with pytest.raises(ValueError, match="float16"):
+        facts.to(dtype=torch.float16)
+    assert _unchanged(before, facts.keys, facts.values, facts.mapping)
+
+
+def test_a_fact_set_that_fails_validation_keeps_the_callers_map():
+    mapping = torch.arange(8, dtype=torch.int32)
+    with pytest.raises(ValueError, match="unit-norm"):
+        FactSet(2 * FACTS.keys[:8], FACTS.values[:8], mapping)
+    assert mapping.dtype == torch.int32 and torch.equal(mapping, torch.arange(8, dtype=torch.int32))
+
+
+def test_diverging_training_leaves_the_facts_unchanged():
+    facts = make_fact_set(8, 4, seed=4)
+    before = _snapshot(facts.keys, facts.values, facts.mapping)
+    with pytest.raises(ValueError, match="diverged"):
+        train_mlp(facts, 4, epochs=20, lr=1e30, device="cpu")
+    assert _unchanged(before, facts.keys, facts.values, facts.mapping)
+
+
+def test_a_construction_that_fails_late_returns_nothing_and_mutates_nothing(monkeypatch):
+    """Inject a failure in the readout, after the features are drawn: the facts are untouched."""
+    import assocmem.mlps.mlp.hebbian as hebbian_module
+
+    def boom(*args, **kwargs):
+        raise ValueError("injected readout failure")
+
+    monkeypatch.setattr(hebbian_module, "hebbian_readout", boom)
+    facts = make_fact_set(8, 4, seed=5)
+    before = _snapshot(facts.keys, facts.values, facts.mapping)
+    with pytest.raises(ValueError, match="injected"):
+        hebbian_module.hebbian_mlp(facts, 6, "full")
+    assert _unchanged(before, facts.keys, facts.values, facts.mapping)
+
+
+def test_ntk_and_exact_memory_reject_non_bool_flags():
+    with pytest.raises(ValueError, match="require_unit_keys"):
+        ntk_mlp(FACTS, 4, require_unit_keys=1)
+    with pytest.raises(ValueError, match="require_unit_keys"):
+        exact_k2_memory(FACTS, require_unit_keys="yes")

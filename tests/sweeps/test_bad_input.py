@@ -1,0 +1,177 @@
+"""Bad and edge-case input to the sweeps' public functions (config, registry, store, engine,
+executors, search, agreement), in the style of numpy's and scipy's edge-case tests.
+
+Each case is written from the documented contract: a clear error whose message names the argument
+(``match=``), or the right value. Every case runs with the ``toy`` sweep registered and a fresh
+``tmp_path``; a case is a function of that folder. The store's failure injection is in
+``test_store.py``, the registry's in ``test_registry.py``, the command line's in ``tests/test_main.py``.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from assocmem.sweeps import (
+    ProcessExecutor,
+    RayExecutor,
+    ResultsError,
+    ResultsPaths,
+    canonical_key,
+    check_rows,
+    config_to_json,
+    load_largest_results,
+    load_results,
+    make_executor,
+    point_seed,
+    read_provenance,
+    register_sweep,
+    run_sweep,
+    smallest_width,
+    unregister_sweep,
+)
+from tests.sweeps._toy import ToyConfig, toy_point, toy_points
+
+LIVE = pd.DataFrame({"k": [1, 2], "x": [0.1, 0.2], "s": ["a", "b"]})
+STEP = lambda m: float(m >= 5)  # noqa: E731 - a threshold at 5
+
+
+@dataclass(frozen=True)
+class Seeded:
+    seed: object = 0
+
+
+def _register(**kwargs):
+    args = dict(config_type=ToyConfig, presets={"quick": ToyConfig(1)}, points=toy_points, run_point=toy_point)
+    args.update(kwargs)
+    return register_sweep("badreg", **args)
+
+
+def _rows(**kwargs):
+    return check_rows(LIVE, LIVE, kwargs.pop("keys", ["k"]), **kwargs)
+
+
+def _file(tmp):
+    (tmp / "afile").write_text("not a folder")
+    return tmp / "afile"
+
+
+# (case, error, match): case(tmp_path) must raise ``error`` with a message matching ``match``
+BAD = [
+    # config
+    (lambda t: canonical_key({"a": math.nan}), ValueError, "point value 'a' is nan"),
+    (lambda t: canonical_key([("a", 1)]), TypeError, "a point must be a mapping"),
+    (lambda t: canonical_key({"a": object()}), TypeError, "point value 'a' must be a bool, int, float, str or None"),
+    (lambda t: canonical_key({1: 2}), TypeError, "point keys must be non-empty strings"),
+    (lambda t: point_seed(Seeded("x"), {"a": 1}), ValueError, "config.seed must be an integer"),
+    (lambda t: point_seed(Seeded(1.5), {"a": 1}), ValueError, "config.seed must be an integer"),
+    (lambda t: point_seed(Seeded(True), {"a": 1}), ValueError, "config.seed must be an integer, got the boolean"),
+    (lambda t: point_seed(Seeded(None), {"a": 1}), ValueError, "config.seed must be an integer"),
+    (lambda t: config_to_json(ToyConfig(math.nan)), ValueError, "NaN or an infinity"),
+    (lambda t: config_to_json(ToyConfig(object())), TypeError, "JSON cannot store"),
+    # registry
+    (lambda t: _register(replace="no"), ValueError, "replace must be True or False"),
+    (lambda t: _register(description=3), ValueError, "description must be one line"),
+    (lambda t: _register(description="two\nlines"), ValueError, "description must be one line"),
+    (lambda t: _register(presets=[("quick", ToyConfig(1))]), TypeError, "presets must be a mapping"),
+    (lambda t: unregister_sweep(["toy"]), ValueError, "name must be a str"),
+    # executors
+    (lambda t: make_executor(["serial"]), ValueError, "unknown executor"),
+    (lambda t: make_executor("process", workers=0), ValueError, "workers must be a positive integer"),
+    (lambda t: make_executor("process", workers=True), ValueError, "workers must be a positive integer"),
+    (lambda t: make_executor("process", workers=1.5), ValueError, "workers must be a positive integer"),
+    (lambda t: RayExecutor(address=5), ValueError, "address must be a Ray cluster address"),
+    (lambda t: RayExecutor(address=""), ValueError, "address must be a Ray cluster address"),
+    # engine: flags that are not bools would be truthy ("no" would force a discard)
+    (lambda t: run_sweep("toy", "quick", force="no", results_dir=t), ValueError, "force must be True or False"),
+    (lambda t: run_sweep("toy", "quick", persist="no", results_dir=t), ValueError, "persist must be True or False"),
+    (lambda t: run_sweep("toy", "quick", progress=0, persist=False), ValueError, "progress must be True or False"),
+    (lambda t: run_sweep("toy", None, persist=False), ValueError, "preset must be a str"),
+    (lambda t: run_sweep("toy", ["quick"], persist=False), ValueError, "preset must be a str"),
+    (lambda t: run_sweep("toy", "../x", config=ToyConfig(2), results_dir=t), ValueError, "preset must be a name"),
+    (lambda t: run_sweep("toy", "a/b", config=ToyConfig(2), results_dir=t), ValueError, "preset must be a name"),
+    (lambda t: run_sweep("toy", "", config=ToyConfig(2), results_dir=t), ValueError, "preset must be a name"),
+    (lambda t: run_sweep("toy", "quick", results_dir=5), TypeError, "results_dir must be a path"),
+    (lambda t: run_sweep("toy", "quick", results_dir=""), ValueError, "results_dir must not be empty"),
+    (lambda t: run_sweep("toy", "quick", device="cuda:x", results_dir=t), ValueError, "index after ':'"),
+    (lambda t: run_sweep("toy", "quick", device="tpu", results_dir=t), ValueError, "unknown device 'tpu'"),
+    (lambda t: run_sweep("toy", "quick", device="cuda:99", results_dir=t), RuntimeError, "cuda:99"),
+    # store: paths through a file, names that leave the folder, flags
+    (lambda t: run_sweep("toy", "quick", results_dir=_file(t)), ResultsError,
+     "cannot create the results folder .*a part of the path is a file, not a folder"),
+    (lambda t: run_sweep("toy", "quick", results_dir=_file(t) / "sub"), ResultsError, "is a file, not a folder"),
+    (lambda t: load_results("toy", "../quick", t), ValueError, "preset must be a name"),
+    (lambda t: load_results(None, "quick", t), ValueError, "sweep must be a name"),
+    (lambda t: load_results("toy", "quick", t, allow_partial="no"), ValueError, "allow_partial must be True or False"),
+    (lambda t: load_results("toy", "quick", t, config=ToyConfig(6)), TypeError, "config must be a dict"),
+    (lambda t: read_provenance("toy", "quick", 5), TypeError, "results_dir must be a path"),
+    (lambda t: load_largest_results("toy", (), t), ValueError, "presets must name at least one preset"),
+    (lambda t: ResultsPaths.of(t, "toy", "a\\b"), ValueError, "preset must be a name"),
+    # search: bad bounds, targets and accuracies
+    (lambda t: smallest_width(STEP, lo=0), ValueError, "lo must be an integer >= 1"),
+    (lambda t: smallest_width(STEP, hi=True), ValueError, "hi must be an integer >= 1"),
+    (lambda t: smallest_width(STEP, lo="1"), ValueError, "lo must be an integer >= 1"),
+    (lambda t: smallest_width(STEP, lo=2.5), ValueError, "lo must be an integer >= 1"),
+    (lambda t: smallest_width(STEP, lo=10, hi=5), ValueError, "lo must not exceed hi"),
+    (lambda t: smallest_width(STEP, verify=-1), ValueError, "verify must be an integer >= 0"),
+    (lambda t: smallest_width(STEP, verify=True), ValueError, "verify must be an integer >= 0"),
+    (lambda t: smallest_width(STEP, target="1"), ValueError, "target must be a real number"),
+    (lambda t: smallest_width(STEP, target=True), ValueError, "target must be a real number"),
+    (lambda t: smallest_width(STEP, target=math.inf), ValueError, "target must be finite"),
+    (lambda t: smallest_width(STEP, target=math.nan), ValueError, "target must not be NaN"),
+    (lambda t: smallest_width(3), TypeError, "accuracy_at must be a callable"),
+    (lambda t: smallest_width(lambda m: "1.0"), ValueError, r"accuracy_at\(1\) must be a real number"),
+    (lambda t: smallest_width(lambda m: None), ValueError, r"accuracy_at\(1\) must be a real number"),
+    (lambda t: smallest_width(lambda m: math.inf), ValueError, r"accuracy_at\(1\) must be finite"),
+    (lambda t: smallest_width(lambda m: np.ones(2)), ValueError, r"accuracy_at\(1\) must be a real number"),
+    # agreement
+    (lambda t: _rows(tolerances={"x": True}, exact=["s"]), ValueError, "tolerance of 'x' must be a non-negative finite"),
+    (lambda t: _rows(tolerances={"x": math.inf}, exact=["s"]), ValueError, "tolerance of 'x' must be a non-negative finite"),
+    (lambda t: _rows(tolerances={"x": "0.1"}, exact=["s"]), ValueError, "tolerance of 'x' must be a non-negative finite"),
+    (lambda t: _rows(tolerances={"x": 0.1, "s": 1.0}), ValueError, "tolerance of 's': the live column is not numeric"),
+    (lambda t: _rows(tolerances=[("x", 0.1)], exact=["s"]), TypeError, "tolerances must be a mapping"),
+    (lambda t: _rows(max_changed={"x": 1.5}, exact=["s"]), ValueError, "max_changed of 'x' must be a non-negative integer"),
+    (lambda t: _rows(keys=[], tolerances={"x": 0.1}, exact=["s", "k"]), ValueError, "keys must name at least one"),
+    (lambda t: _rows(tolerances={"x": 0.1}, exact=["s", "k"]), ValueError, r"\['k'\] are keys"),
+    (lambda t: check_rows(pd.concat([LIVE, LIVE]), LIVE, ["k"], tolerances={"x": 0.1}, exact=["s"]), ValueError,
+     "do not identify the live rows"),
+    (lambda t: check_rows(LIVE, pd.concat([LIVE, LIVE.assign(x=9.0)]), ["k"], tolerances={"x": 0.1}, exact=["s"]),
+     ValueError, "do not identify the stored rows"),
+    (lambda t: check_rows(LIVE.to_dict(), LIVE, ["k"]), TypeError, "live must be a pandas DataFrame"),
+    (lambda t: _rows(tolerances={"x": 0.1}, max_changed={"s": 0}, exact="label"), ValueError,
+     r"column 'label' is missing"),
+]
+
+
+@pytest.mark.parametrize("case, error, match", BAD, ids=[str(i) for i in range(len(BAD))])
+def test_bad_input_raises_a_clear_error(toy, tmp_path, case, error, match):
+    try:
+        with pytest.raises(error, match=match):
+            case(tmp_path)
+    finally:
+        unregister_sweep("badreg")
+    assert not (tmp_path / "toy").exists()  # no bad call left a half-made results folder
+
+
+def test_edge_cases_with_a_right_value(toy, tmp_path):
+    assert canonical_key({"b": np.int64(2), "a": np.float64(0.5)}) == '{"a":0.5,"b":2}'
+    assert point_seed(Seeded(np.int64(0)), {"i": 1}) == point_seed(ToyConfig(3), {"i": 1})
+    assert point_seed(Seeded(-1), {"a": 1}) == point_seed(Seeded(2**32 - 1), {"a": 1})  # base seed mod 2**32
+    assert make_executor("process", workers=np.int64(2)).workers == 2
+    assert isinstance(make_executor("process", workers=2.0), ProcessExecutor)
+    assert smallest_width(STEP, lo=np.int64(1), verify=np.int64(1)).m == 5
+    assert smallest_width(lambda m: torch.tensor(m >= 7)).m == 7  # a 0-d bool tensor is a bool
+    assert smallest_width(lambda m: np.float32(m >= 9)).m == 9
+    assert smallest_width(STEP, target=2.0).m is None  # never reached: reported, not an error
+    out = check_rows(LIVE, LIVE, "k", tolerances={"x": np.float32(1e-3)}, max_changed={"s": np.int64(0)})
+    assert list(out["column"]) == ["x", "s"]
+    out = check_rows(LIVE.assign(w=1), LIVE, ["k"], tolerances={"x": 0.0}, exact="s", ignore="w")
+    assert list(out["column"]) == ["x", "s"]  # a single str is one column, not its characters
+    run = run_sweep("toy", "mine.v2-a", config=ToyConfig(2), results_dir=tmp_path)
+    assert run.path == tmp_path / "toy" / "mine.v2-a.csv"
+    run_sweep("toy", "quick", results_dir=tmp_path)
+    preset, frame = load_largest_results("toy", "quick", tmp_path)  # a single name is a one-name list
+    assert preset == "quick" and len(frame) == 6
