@@ -134,3 +134,19 @@ def as_real(value, name: str, *, minimum: float | None = None, maximum: float | 
     if maximum is not None and out > maximum:
         raise ValueError(f"{name} must be <= {maximum:g}, got {out!r}")
     return out
+
+
+def as_bool(value, name: str) -> bool:
+    """``value`` as a Python bool: ``True``/``False`` (Python, numpy or a 0-d tensor), else a
+    :class:`ValueError` (``"no"``, ``0`` and ``1`` are not booleans).
+
+    Raises
+    ------
+    ValueError
+        ``"<name> must be True or False, got 'no'"``.
+    """
+    if getattr(value, "ndim", None) == 0 and callable(getattr(value, "item", None)):
+        value = value.item()
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)

@@ -65,6 +65,7 @@ from pathlib import Path
 
 import numpy as np
 
+from assocmem._checks import as_bool
 from assocmem._checks import as_int as _as_int
 
 __all__ = [
@@ -121,10 +122,7 @@ def _generator(seed) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-def _flag(value, name: str) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
+_flag = as_bool  # the floor's one boolean check
 
 
 def _path(value, name: str) -> Path:

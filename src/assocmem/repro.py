@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from assocmem._checks import as_int, as_real
+from assocmem._checks import as_bool, as_int, as_real
 from assocmem.display import fmt
 
 __all__ = ["Check", "ReproductionError", "ReproductionTable"]
@@ -113,9 +113,7 @@ class Check:
             tol = as_real(self.tol, "tol", minimum=0)  # no bool, str, NaN or inf tolerance
             if type(self.tol) not in (int, float):  # numpy and torch scalars become plain floats
                 set_(self, "tol", tol)
-        if not isinstance(self.relative, (bool, np.bool_)):
-            raise ValueError(f"relative must be True or False, got {self.relative!r}")
-        set_(self, "relative", bool(self.relative))
+        set_(self, "relative", as_bool(self.relative, "relative"))
         if self.passed is not None:
             set_(self, "passed", _flag(self.passed, "passed"))
         if self.below is not None:
@@ -312,10 +310,4 @@ def _plain(x, name: str):
         raise ValueError(f"{name} must be a number, str or None; got {type(x).__name__} {x!r}") from None
 
 
-def _flag(x, name: str) -> bool:
-    """A bool from a Python, numpy or 0-d torch boolean; anything else (``"no"``, ``0``) is refused."""
-    if getattr(x, "ndim", None) == 0 and callable(getattr(x, "item", None)):
-        x = x.item()
-    if not isinstance(x, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False (a bool), got {type(x).__name__} {x!r}")
-    return bool(x)
+_flag = as_bool  # the floor's one boolean check

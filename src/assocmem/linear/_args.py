@@ -13,7 +13,7 @@ import math
 import numpy as np
 import torch
 
-from assocmem._checks import as_real
+from assocmem._checks import as_bool, as_real
 from assocmem.dtypes import cast_checked
 
 __all__ = ["check_beta", "optional_tolerance", "flag", "stable_norms", "checked_result", "overflow_error"]
@@ -47,17 +47,7 @@ def optional_tolerance(value, name: str) -> float | None:
     return None if value is None else as_real(value, name, minimum=0.0)
 
 
-def flag(value, name: str) -> bool:
-    """``value`` if it is a boolean (Python or numpy); a string such as ``"no"`` is not one.
-
-    Raises
-    ------
-    ValueError
-        ``"<name> must be True or False, got 'no'"``.
-    """
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise ValueError(f"{name} must be True or False, got {value!r}")
+flag = as_bool  # the floor's one boolean check (assocmem._checks.as_bool)
 
 
 def stable_norms(x: torch.Tensor, dim: int = -1, keepdim: bool = False) -> torch.Tensor:

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem._checks import as_bool
 
 _F64 = torch.float64
 
@@ -157,14 +158,4 @@ def check_finite_result(x: torch.Tensor, what: str) -> torch.Tensor:
     return x
 
 
-def as_bool(value, name: str) -> bool:
-    """``value`` as a Python bool: ``True``/``False`` (Python or NumPy), else a :class:`ValueError`.
-
-    Raises
-    ------
-    ValueError
-        ``"<name> must be True or False; got 'no'"``.
-    """
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise ValueError(f"{name} must be True or False; got {value!r}")
+# as_bool: the floor's one boolean check, re-exported for this package's modules

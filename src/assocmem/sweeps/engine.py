@@ -30,6 +30,7 @@ from assocmem.sweeps.config import RESERVED_COLUMNS, Sweep, _scalar, canonical_k
 from assocmem.sweeps.executors import Executor, RayExecutor, TaskError, make_executor
 from assocmem.sweeps.registry import get_sweep
 from assocmem.sweeps.store import SCHEMA, ResultsStore, format_line, format_value
+from assocmem._checks import as_bool
 
 __all__ = ["SweepError", "SweepRun", "run_sweep", "execute_point", "environment_info"]
 
@@ -266,8 +267,7 @@ def run_sweep(
         ``config`` is not an instance of the sweep's config type, or ``results_dir`` not a path.
     """
     for flag, value in (("persist", persist), ("force", force), ("progress", progress)):
-        if not isinstance(value, bool):
-            raise ValueError(f"{flag} must be True or False, got {value!r}")
+        as_bool(value, flag)
     if not isinstance(preset, str):
         raise ValueError(f"preset must be a str, got {type(preset).__name__} {preset!r}")
     sw = get_sweep(sweep)

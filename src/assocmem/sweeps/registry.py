@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assocmem.sweeps.config import Sweep, UnknownNameError
+from assocmem._checks import as_bool
 
 __all__ = ["SWEEP_MODULES", "register_sweep", "unregister_sweep", "get_sweep", "sweep_names", "all_sweeps"]
 
@@ -99,8 +100,7 @@ def register_sweep(
     TypeError
         If a preset is not an instance of ``config_type`` or ``config_type`` is not frozen.
     """
-    if not isinstance(replace, bool):
-        raise ValueError(f"replace must be True or False, got {replace!r}")
+    replace = as_bool(replace, "replace")
     sweep = Sweep(name, config_type, presets, points, run_point, description)
     _load()
     old = _SWEEPS.get(name)

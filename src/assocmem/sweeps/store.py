@@ -57,6 +57,7 @@ from assocmem.sweeps._files import _parse_line, _sha256, describe_os_error, form
 from assocmem.sweeps._files import atomic_write as _atomic_write
 from assocmem.sweeps._files import fsync_dir as _fsync_dir
 from assocmem.sweeps._files import write_all as _write_all
+from assocmem._checks import as_bool
 
 try:  # POSIX only; elsewhere runs are not protected against a concurrent second run
     import fcntl
@@ -800,8 +801,7 @@ def load_results(
         not a bool, or ``config`` is not a dict (``config_to_json(cfg)``) or None.
     """
     p = ResultsPaths.of(results_dir, sweep, preset)
-    if not isinstance(allow_partial, bool):
-        raise ValueError(f"allow_partial must be True or False, got {allow_partial!r}")
+    allow_partial = as_bool(allow_partial, "allow_partial")
     if config is not None and not isinstance(config, Mapping):
         raise TypeError(f"config must be a dict as config_to_json(config) makes it, or None; got "
                         f"{type(config).__name__}")

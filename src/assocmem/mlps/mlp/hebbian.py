@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import torch
 
+from assocmem._checks import as_bool
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps._checks import as_bool
@@ -123,8 +124,7 @@ def hebbian_mlp(
     if branch not in ("auto", "primal", "dual"):
         raise ValueError(f"branch must be 'auto', 'primal' or 'dual'; got {branch!r}")
     ridge = _nonneg_float("ridge", ridge)
-    if not isinstance(return_features, bool):
-        raise ValueError(f"return_features must be True or False; got {return_features!r}")
+    return_features = as_bool(return_features, "return_features")
     gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
     dev = facts.keys.device
     K = facts.keys.to(_F64)  # (F, d)
