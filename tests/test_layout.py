@@ -1,4 +1,4 @@
-"""The library's layout is the book's table of contents (README, "The library").
+"""The library's layout is the book's table of contents (README, "Using the library").
 
 The modules of ``assocmem`` form a dependency graph (an arrow for every ``import`` of another
 ``assocmem`` module, at any depth in the file). The graph has no cycles; the shared floor (the
@@ -110,3 +110,14 @@ def test_every_module_has_its_test_module(module):
     parts = module.split(".")[1:]
     path = SRC.parents[1] / "tests" / Path(*parts[:-1]) / f"test_{parts[-1]}.py"
     assert path.exists(), f"{module} has no test module {path.relative_to(SRC.parents[1])}"
+
+
+@pytest.mark.parametrize("package", sorted(m for m, p in MODULES.items() if p.name == "__init__.py"))
+def test_every_package_docstring_names_its_modules(package):
+    """The package docstring is a map: every public module or subpackage in it is named there."""
+    import re
+
+    doc = ast.get_docstring(ast.parse(MODULES[package].read_text())) or ""
+    children = {m.rsplit(".", 1)[1] for m in MODULES if m.rsplit(".", 1)[0] == package and m != package}
+    missing = sorted(c for c in children if not c.startswith("_") and not re.search(rf"\b{c}\b", doc))
+    assert not missing, f"{package}: its docstring does not name {missing}"

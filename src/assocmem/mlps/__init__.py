@@ -13,8 +13,8 @@ mlp               fact-storing MLPs: the bilinear Hebbian construction (whitenin
                   full), the exact-K2 memory, the data-dependent construction, the NTK baseline and
                   gradient descent (chapters 10-13)
 margins           decoding scores, accuracy and margins (Defs. 2.1-2.2), the geometric and penalty
-                  statistics of App. B.5, the theory curves and their fits, noisy queries, bit
-                  complexity (chapters 10-12)
+                  statistics of App. B.5, the margin bounds (Theorems 4.1 and 4.3, Table 2) and
+                  their fits, noisy queries, bit complexity (chapters 10-12)
 counting          the counting lower bound on parameters (Theorem 2.4) and the capacity of
                   Hebbian memories (chapters 10, 13)
 hebbian_theory    Theorem 3.1 and Lemmas B.2, B.3, B.34 checked on random instances (chapter 11)

@@ -31,6 +31,14 @@ convergence
     convergence experiment.
 simulation
     Explicit-neuron simulation of a read bit's signal and noise (Fig. 16) and its exact moments.
+projections
+    Learnt key projections of App. B.7 (the authors' ``LearnProjections`` protocol and ours) and
+    whether they generalise. A subpackage: protocol, training, evaluation, experiment, presets.
+convergence_sweeps
+    The ``convergence`` sweep: one perturbation level of one setting per point (chapter 36).
+
+Chapters: geometry 30-32; exponential 32; read 30, 34; weights 34; capacity 33; simulation 33;
+kernels 35; convergence, projections and convergence_sweeps 36.
 
 Everything public in ``geometry``, ``read`` and ``capacity``, and the far-pattern weights of
 ``weights.far_patterns``, is re-exported here, so ``from assocmem.sdm import circle_intersection``

@@ -17,7 +17,10 @@ executors   serial, process pool and Ray executors
 engine      run_sweep, the driver
 search      capacity search: smallest width reaching a target accuracy
 agreement   live rows against stored rows, each result column by a stated rule
-demo        the ``demo`` sweep (Part I's additive memory), the engine's worked example
+
+Each Part keeps its sweeps beside its science, in modules named ``*_sweeps`` that the registry
+finds: ``assocmem.linear.demo_sweeps`` (the engine's worked example), ``assocmem.mlps.capacity_sweeps``
+and ``assocmem.mlps.margin_sweeps`` (chapters 12-13), ``assocmem.sdm.convergence_sweeps`` (chapter 36).
 """
 
 from assocmem.sweeps.agreement import RowsDisagree, check_rows

@@ -28,12 +28,13 @@ Map
     :func:`b_y`, :func:`e_v`, :func:`l_v`, :func:`kappa`, all at once in
     :func:`geometry_statistics` (a :class:`GeometryStatistics`). Chapter 12.
 :mod:`~assocmem.mlps.margins.penalties`
-    The **penalties** of Sec. 4.2.2 (used in Cor. B.26): :func:`p_key`, :func:`p_val`,
+    The **penalties** of Sec. 4.2.2, the inputs of Theorem 4.3's bound (Cor. B.26): :func:`p_key`, :func:`p_val`,
     :func:`p_align`, :func:`s_sig`, :func:`penalty_statistics` (a :class:`PenaltyStatistics`).
     Chapter 12.
 :mod:`~assocmem.mlps.margins.bounds`
-    **Theory curves** (eq. 9 / Cor. B.31, eq. 56, the four cells of Table 2, eq. 43, eq. 10 and
-    the noisy-query bound eq. 74): :func:`log_term`, :func:`isotropic_bound`,
+    **Theory curves**: Theorem 4.1 (eq. 9 / Cor. B.31), eq. 56, the four cells of Table 2, eq. 43,
+    the margin bound of Theorem 4.3 in its penalty form (eq. 10, :func:`penalty_bound`) and the
+    noisy-query bound eq. 74: :func:`log_term`, :func:`isotropic_bound`,
     :func:`isotropic_bound_eq56`, :func:`arbitrary_keys_bound`, :func:`arbitrary_values_bound`,
     :func:`arbitrary_bound`, :func:`absorbed_bound`, :func:`penalty_bound`,
     :func:`noisy_margin_bound`. Chapter 12.
