@@ -122,7 +122,6 @@ def _generator(seed) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-_flag = as_bool  # the floor's one boolean check
 
 
 def _path(value, name: str) -> Path:
@@ -409,7 +408,7 @@ def write_idx(path, array, compress: bool | None = None) -> Path:
     """
     path = _path(path, "path")
     if compress is not None:
-        compress = _flag(compress, "compress")
+        compress = as_bool(compress, "compress")
     arr = np.asarray(array)
     key = arr.dtype.newbyteorder("=")
     if key not in _IDX_CODES:
@@ -526,7 +525,7 @@ def load_mnist(root, split: str = "train", *, flatten: bool = True, scale: bool 
     ----------
     LeCun et al. (1998); Bricken & Pehlevan (2021), App. B.7 (MNIST convergence).
     """
-    flatten, scale = _flag(flatten, "flatten"), _flag(scale, "scale")
+    flatten, scale = as_bool(flatten, "flatten"), as_bool(scale, "scale")
     if limit is not None:
         limit = _as_int(limit, "limit", minimum=0)
     images_path, labels_path = find_mnist(root, split)

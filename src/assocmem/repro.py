@@ -115,7 +115,7 @@ class Check:
                 set_(self, "tol", tol)
         set_(self, "relative", as_bool(self.relative, "relative"))
         if self.passed is not None:
-            set_(self, "passed", _flag(self.passed, "passed"))
+            set_(self, "passed", as_bool(self.passed, "passed"))
         if self.below is not None:
             set_(self, "below", as_real(self.below, "below", minimum=0, strict_min=True))
         numeric = _is_number(self.seed) and _is_number(self.ours)
@@ -310,4 +310,4 @@ def _plain(x, name: str):
         raise ValueError(f"{name} must be a number, str or None; got {type(x).__name__} {x!r}") from None
 
 
-_flag = as_bool  # the floor's one boolean check
+

@@ -13,10 +13,10 @@ import math
 import numpy as np
 import torch
 
-from assocmem._checks import as_bool, as_real
+from assocmem._checks import as_real
 from assocmem.dtypes import cast_checked
 
-__all__ = ["check_beta", "optional_tolerance", "flag", "stable_norms", "checked_result", "overflow_error"]
+__all__ = ["check_beta", "optional_tolerance", "stable_norms", "checked_result", "overflow_error"]
 
 
 def check_beta(beta) -> float:
@@ -47,7 +47,6 @@ def optional_tolerance(value, name: str) -> float | None:
     return None if value is None else as_real(value, name, minimum=0.0)
 
 
-flag = as_bool  # the floor's one boolean check (assocmem._checks.as_bool)
 
 
 def stable_norms(x: torch.Tensor, dim: int = -1, keepdim: bool = False) -> torch.Tensor:

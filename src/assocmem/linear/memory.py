@@ -42,7 +42,8 @@ from torch import nn
 from assocmem._checks import as_real, positive_int
 from assocmem.devices import resolve_device
 from assocmem.dtypes import cast_checked, check_float_dtype
-from assocmem.linear._args import check_beta, checked_result, flag, stable_norms
+from assocmem._checks import as_bool
+from assocmem.linear._args import check_beta, checked_result, stable_norms
 
 __all__ = [
     "MatrixMemory",
@@ -249,7 +250,7 @@ class MatrixMemory(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Validate and convert ``keys (n, d_k)`` and ``values (n, d_v)``."""
         self._check_own_dtype()
-        require_unit_keys = flag(require_unit_keys, "require_unit_keys")
+        require_unit_keys = as_bool(require_unit_keys, "require_unit_keys")
         keys = _as_tensor(keys, "keys")
         values = _as_tensor(values, "values")
         if keys.ndim != 2:
@@ -731,7 +732,7 @@ class DeltaRuleMemory(MatrixMemory):
         Schlag et al. (2021), eq. for the delta update; Widrow & Hoff (1960).
         """
         passes = positive_int("passes", passes)
-        allow_unstable = flag(allow_unstable, "allow_unstable")
+        allow_unstable = as_bool(allow_unstable, "allow_unstable")
         keys, values = self._check_pairs(keys, values, require_unit_keys)
         if keys.shape[0] > 0 and not allow_unstable:
             steps = self.beta * (keys.detach() ** 2).sum(dim=1)  # (n,): beta ||k_t||^2

@@ -1,4 +1,4 @@
-"""Tensor, array and flag checks shared by the modules of Part II (private).
+"""Tensor and array checks shared by the modules of Part II (private).
 
 Every public function of :mod:`assocmem.mlps` that takes a tensor reads it through
 :func:`float_tensor` (arrays of sizes and statistics through :func:`real_array`), so that one
@@ -7,10 +7,9 @@ malformed argument raises the same :class:`ValueError` wherever it enters: a ``t
 computed, float16 / bfloat16 refused with the reason, integer and boolean tensors cast to
 float64), of the stated rank, and finite. Non-finite *input* is refused before any work;
 :func:`check_finite_result` reports a non-finite *result* of finite input as the overflow it is,
-naming the computation. :func:`as_bool` refuses truthy strings and numbers where a flag is
-documented as a bool. Scalars go through :func:`assocmem._checks.as_real` and
-:func:`assocmem._checks.as_int`. Used by the facts, constructions, margins, counting and theory
-modules (chapters 10-13)."""
+naming the computation. Scalars go through :func:`assocmem._checks.as_real` and
+:func:`assocmem._checks.as_int`, flags through :func:`assocmem._checks.as_bool`. Used by the
+facts, constructions, margins, counting and theory modules (chapters 10-13)."""
 
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ import numpy as np
 import torch
 
 from assocmem.dtypes import cast_checked, check_float_dtype
-from assocmem._checks import as_bool
 
 _F64 = torch.float64
 
@@ -156,6 +154,3 @@ def check_finite_result(x: torch.Tensor, what: str) -> torch.Tensor:
         raise ValueError(f"{what} overflows {x.dtype} (largest finite value {big:.2g}); rescale the inputs"
                          + ("" if x.dtype == _F64 else " or use torch.float64"))
     return x
-
-
-# as_bool: the floor's one boolean check, re-exported for this package's modules

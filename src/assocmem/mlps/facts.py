@@ -33,7 +33,8 @@ import torch
 from assocmem._checks import as_real, positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
 from assocmem.dtypes import cast_checked, check_float_dtype
-from assocmem.mlps._checks import as_bool, check_finite_result
+from assocmem._checks import as_bool
+from assocmem.mlps._checks import check_finite_result
 
 __all__ = [
     "FactSet",

@@ -11,7 +11,7 @@ import torch
 
 from assocmem._checks import as_real
 from assocmem.dtypes import check_float_dtype
-from assocmem.linear._args import flag
+from assocmem._checks import as_bool
 
 
 def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, *,
@@ -22,7 +22,7 @@ def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, 
     bfloat16, booleans and complex numbers are refused always. ``names`` are the tensors' names
     in the messages (``softmax_weights`` has no ``v``).
     """
-    flag(causal, "causal")
+    as_bool(causal, "causal")
     for name, x in zip(names, (q, k, v)):
         if not isinstance(x, torch.Tensor):
             raise ValueError(f"{name} must be a torch.Tensor; got {type(x).__name__}")

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem._checks import as_real
-from assocmem.mlps._checks import as_bool
+from assocmem._checks import as_bool
 
 __all__ = [
     "num_fact_sets",

@@ -30,7 +30,7 @@ import torch
 
 from assocmem._checks import as_int, seed_int
 from assocmem.linear.memory import OuterProductMemory
-from assocmem.mlps._checks import as_bool
+from assocmem._checks import as_bool
 from assocmem.mlps.counting.bound import _count
 from assocmem.mlps.facts import FactSet, make_fact_set
 from assocmem.mlps.margins import fact_margins, gram_from_features, output_margins

@@ -19,7 +19,8 @@ import numpy as np
 import torch
 
 from assocmem._checks import as_real
-from assocmem.mlps._checks import as_bool, check_finite_result
+from assocmem._checks import as_bool
+from assocmem.mlps._checks import check_finite_result
 from assocmem.mlps.margins._common import _as_f64
 
 __all__ = [

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from assocmem.mlps._checks import as_bool, batch_input, check_finite_result, float_tensor
+from assocmem._checks import as_bool
+from assocmem.mlps._checks import batch_input, check_finite_result, float_tensor
 from assocmem.mlps.mlp._common import _tracks_grad
 
 __all__ = [

@@ -29,7 +29,8 @@ import torch
 
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.dtypes import cast_checked
-from assocmem.mlps._checks import as_bool, check_finite_result, float_tensor
+from assocmem._checks import as_bool
+from assocmem.mlps._checks import check_finite_result, float_tensor
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian, _nonneg_float
 from assocmem.mlps.mlp.architectures import BilinearMLP, bilinear_features

@@ -24,7 +24,7 @@ from torch import nn
 from assocmem._checks import as_real, positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
 from assocmem.dtypes import cast_checked, check_float_dtype
-from assocmem.mlps._checks import as_bool
+from assocmem._checks import as_bool
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _nonneg_float
 from assocmem.mlps.mlp.architectures import BilinearMLP

@@ -27,7 +27,6 @@ import torch
 from assocmem._checks import as_bool
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.mlps.facts import FactSet
-from assocmem.mlps._checks import as_bool
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian, _nonneg_float
 from assocmem.mlps.mlp.architectures import BilinearMLP, ExactK2Memory, _stacked_features
 from assocmem.mlps.mlp.readout import WHITENINGS, hebbian_readout

@@ -21,7 +21,7 @@ from __future__ import annotations
 import torch
 
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
-from assocmem.mlps._checks import as_bool
+from assocmem._checks import as_bool
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian
 from assocmem.mlps.mlp.architectures import GatedReLUMLP
