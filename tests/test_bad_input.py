@@ -98,6 +98,12 @@ BAD = [
     (ReproductionTable, ("t",), {"digits": True}, ValueError, "digits must be an integer"),
     (ReproductionTable, ("t",), {"digits": 2.5}, ValueError, "digits must be an integer"),
     (ReproductionTable, (None,), {}, TypeError, "title must be a str"),
+    (Check, ("c", 1.0, 1.0), {"tol": 0.1, "kind": "verdict"}, ValueError, "kind must be one of"),
+    (Check, ("c", 1.0, 2.0), {"tol": 0.1, "kind": "sanity", "expect": "differs"}, ValueError, "cannot expect"),
+    (Check, ("c", 1.0, 1.0), {"tol": 0.1, "origin": "outside"}, ValueError, "must say where it comes from"),
+    (Check, ("c", 1.0, 1.0), {"tol": 0.1, "source": 3}, TypeError, "source must be a str"),
+    (ReproductionTable, ("--",), {}, ValueError, "title must contain a letter or digit"),
+    (ReproductionTable, ("t",), {"summary": "yes"}, ValueError, "summary must be True or False"),
     # datasets: seeds, NaN labels, flags, paths, IDX limits
     (DS.stratified_split, (LABELS, 0.5, "x"), {}, ValueError, "seed must be an integer"),
     (DS.stratified_split, (LABELS, 0.5, 1.5), {}, ValueError, "seed must be an integer"),

@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "assocmem"
-PARTS = ("linear", "mlps", "sdm")  # Part I, Part II, Part III
+PARTS = ("linear", "mlps", "sdm", "compare")  # Part I, Part II, Part III, Part IV
 #: Deliberate dependencies between Parts: Part II stores facts in Part I's matrix memory (the
-#: linear Hebbian baseline), Part III compares SDM reads with Part I's softmax attention.
-ALLOWED_ACROSS = {("mlps", "linear"), ("sdm", "linear")}
+#: linear Hebbian baseline), Part III compares SDM reads with Part I's softmax attention, and
+#: Part IV measures every memory of Parts I-III through one protocol (its adapters wrap them all).
+ALLOWED_ACROSS = {("mlps", "linear"), ("sdm", "linear"),
+                  ("compare", "linear"), ("compare", "mlps"), ("compare", "sdm")}
 MAX_LINES = 900  # the guide is "about 800"; a module above this holds more than one concept
 
 

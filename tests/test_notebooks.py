@@ -249,3 +249,86 @@ def test_an_edited_md_is_copied_into_its_ipynb_with_outputs_kept(tmp_path):
     assert any("Edited: " in c.source for c in nb.cells)
     assert sum(len(c.outputs) for c in _code_cells(nb)) == sum(len(c.outputs) for c in _code_cells(old))
     assert not booktools.sync_inputs(new_md)  # nothing left to copy
+
+
+# --------------------------------------------------------------------------------------------
+# Reproduction tables: every verdict a test that could fail, and the front matter counts them
+
+
+def _repro_rows(md: Path) -> list[tuple[str, str, dict]]:
+    """(claim, kind, keyword nodes) of every ``table.add(...)`` call in a chapter's code cells.
+
+    A call counts when it passes ``seed=`` or ``ours=`` (``set.add`` and the like do not). The
+    kind is resolved as :class:`assocmem.repro.Check` does: ``kind=`` if given, else
+    ``"not comparable"`` when ``expect="not comparable"``, else ``"claim"``.
+    """
+    rows = []
+    for cell in jupytext.read(md).cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:  # a cell with IPython magics (the Colab install cell)
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add"):
+                continue
+            kw = {k.arg: k.value for k in node.keywords if k.arg}
+            if not {"seed", "ours"} & set(kw):
+                continue
+            claim = ast.get_source_segment(cell.source, node.args[0]) if node.args else "?"
+            kind = kw.get("kind")
+            if kind is not None:
+                assert isinstance(kind, ast.Constant) and isinstance(kind.value, str), (
+                    f"{md.name}: {claim}: give kind= as a literal string, so the contract test can read it")
+                resolved = kind.value
+            else:
+                expect = kw.get("expect")
+                resolved = ("not comparable" if isinstance(expect, ast.Constant) and expect.value == "not comparable"
+                            else "claim")
+            rows.append((claim, resolved, kw))
+    return rows
+
+
+def _computed(node: ast.AST) -> bool:
+    """Whether an expression depends on anything but literals (a name, attribute, call or subscript)."""
+    return any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(node))
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_every_claim_row_is_a_test_that_could_fail(md, ipynb):
+    """No claim row has a hard-coded pass or fail, or compares two literals; every chapter has a
+    claim row. Checks of our own code are ``kind="sanity"``, rows without a source number
+    ``kind="not comparable"`` (assocmem.repro)."""
+    rows = _repro_rows(md)
+    claims = [(claim, kw) for claim, kind, kw in rows if kind == "claim"]
+    assert claims, f"{md.name}: no reproduction row is a claim check (kind='claim')"
+    bad = []
+    for claim, kw in claims:
+        passed = kw.get("passed")
+        if passed is not None and not _computed(passed):
+            bad.append(f"{claim}: passed={ast.unparse(passed)} is hard-coded")
+        if passed is None and not _computed(kw.get("ours", ast.Constant(None))):
+            bad.append(f"{claim}: ours={ast.unparse(kw['ours']) if 'ours' in kw else None} is a literal")
+    assert not bad, f"{md.name}: claim rows that cannot fail (make them sanity checks or compute them):\n  " + \
+        "\n  ".join(bad)
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_stored_tables_carry_their_rows(md, ipynb):
+    """Every executed chapter stores its table rows in the outputs' metadata, with a claim among them."""
+    from assocmem.repro import collect
+
+    rows = collect([ipynb], summaries=True)
+    assert len(rows), f"{ipynb.name}: no stored reproduction rows; re-execute it with the current library"
+    assert (rows.kind == "claim").any() or (rows.kind == "claim (outside the seeds)").any(), \
+        f"{ipynb.name}: no stored claim row"
+    assert rows.anchor.str.fullmatch(r"repro-[a-z0-9-]+-\d+").all()
+
+
+def test_front_matter_counts_are_computed_from_the_chapters():
+    """The verdict counts in book/how-to-read.md equal collect() over the committed notebooks."""
+    current, expected = booktools.repro_counts_block()
+    assert current == expected, (
+        "book/how-to-read.md's reproduction counts are stale; run `python tools/booktools.py repro-counts`"
+    )

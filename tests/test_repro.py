@@ -4,7 +4,11 @@ import numpy as np
 import pytest
 import torch
 
-from assocmem.repro import Check, ReproductionError, ReproductionTable
+import json
+
+import nbformat
+
+from assocmem.repro import METADATA_KEY, Check, ReproductionError, ReproductionTable, collect, verdict_counts
 
 
 def test_absolute_and_relative_tolerances():
@@ -65,7 +69,7 @@ def test_display_is_deterministic_and_rounded():
     html1, html2 = t.show()._repr_html_(), t.show()._repr_html_()
     assert html1 == html2 and "3.14" in html1 and "3.14159" not in html1
     assert "reproduced" in repr(t.show())
-    assert t.counts == {"reproduced": 1, "differs": 0, "not comparable": 0, "invalid": 0}
+    assert t.counts == {"claim": {"reproduced": 1}}
 
 
 def test_nan_cannot_pass_as_a_difference():
@@ -73,7 +77,7 @@ def test_nan_cannot_pass_as_a_difference():
     t.add("broken fit", seed=0.97, ours=float("nan"), tol=0.01, expect="differs")
     with pytest.raises(ReproductionError, match="invalid"):
         t.check()
-    assert t.counts["invalid"] == 1
+    assert t.counts["claim"]["invalid"] == 1
 
 
 def test_not_comparable_row_fails_when_our_own_check_fails():
@@ -87,7 +91,7 @@ def test_not_comparable_row_fails_when_our_own_check_fails():
 def test_table_column_names_the_source():
     t = ReproductionTable("cols")
     t.add("x", seed=1.0, ours=1.0, tol=0.0)
-    assert list(t.to_frame().columns) == ["claim", "source", "source says", "ours", "tolerance", "verdict"]
+    assert list(t.to_frame().columns) == ["claim", "kind", "source", "source says", "ours", "tolerance", "verdict"]
 
 
 def test_a_failing_add_leaves_the_table_unchanged():
@@ -98,7 +102,7 @@ def test_a_failing_add_leaves_the_table_unchanged():
                 {"passed": "no"}, {"below": 0.0, "tol": 0.1}):
         with pytest.raises(ValueError):
             t.add("bad", seed=1.0, ours=1.5, **bad)
-        assert t.rows == before and t.counts["reproduced"] == 1
+        assert t.rows == before and t.counts["claim"]["reproduced"] == 1
     t.check()
 
 
@@ -111,3 +115,99 @@ def test_bool_and_str_tolerances_are_refused_not_read_as_numbers():
     # and a string flag is not truthy: passed="no" used to give "reproduced"
     with pytest.raises(ValueError, match="passed must be True or False"):
         Check("q", seed="a", ours="b", passed="no")
+
+
+# --------------------------------------------------------------------------------------------
+# Kinds: claim, sanity, not comparable
+
+
+def test_kind_follows_expect_by_default():
+    assert Check("c", seed=1.0, ours=1.0, tol=0.1).kind == "claim"
+    assert Check("c", seed=1.0, ours=2.0, tol=0.1, expect="differs").kind == "claim"
+    row = Check("n", seed="x", ours="y", expect="not comparable")
+    assert row.kind == "not comparable" and row.verdict == "not comparable"
+    assert Check("n", seed="x", ours="y", kind="not comparable").expect == "not comparable"
+
+
+def test_sanity_rows_pass_or_fail_the_build_and_expect_nothing_else():
+    ok = Check("our identity", seed=0.0, ours=1e-15, tol=1e-12, kind="sanity")
+    assert ok.verdict == "sanity: ok" and ok.expect == "sanity: ok"
+    bad = ReproductionTable("sanity")
+    bad.add("our identity", seed=0.0, ours=1.0, tol=1e-12, kind="sanity")
+    assert bad.rows[0].verdict == "sanity: failed"
+    with pytest.raises(ReproductionError, match="sanity"):
+        bad.check()
+    with pytest.raises(ValueError, match="cannot expect 'differs'"):
+        Check("x", seed=0.0, ours=1.0, tol=0.1, kind="sanity", expect="differs")
+    with pytest.raises(ValueError, match="cannot expect 'not comparable'"):
+        Check("x", seed="a", ours="b", kind="claim", expect="not comparable")
+    with pytest.raises(ValueError, match="cannot expect 'reproduced'"):
+        Check("x", seed="a", ours="b", kind="not comparable", expect="reproduced")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        Check("x", seed=0.0, ours=0.0, tol=0.0, kind="verdict")
+
+
+def test_outside_rows_are_attributed_and_shown_apart():
+    t = ReproductionTable("outside")
+    t.add("QK-norm band, lower end", seed=10.31, ours=10.31, tol=0.005, origin="outside",
+          source="authors' repository (KeyQuery_Norm_Learnt_Betas.txt)")
+    t.add("seed claim", seed=1.0, ours=1.0, tol=0.0)
+    frame = t.to_frame()
+    assert frame.loc[0, "kind"] == "claim (outside the seeds)"
+    assert frame.loc[0, "source"].startswith("outside the seeds: authors' repository")
+    assert frame.loc[1, "kind"] == "claim"
+    assert t.counts == {"claim (outside the seeds)": {"reproduced": 1}, "claim": {"reproduced": 1}}
+    with pytest.raises(ValueError, match="must say where it comes from"):
+        Check("x", seed=1.0, ours=1.0, tol=0.0, origin="outside")
+    with pytest.raises(ValueError, match="origin must be one of"):
+        Check("x", seed=1.0, ours=1.0, tol=0.0, origin="paper")
+
+
+def test_show_stores_display_strings_and_row_anchors():
+    t = ReproductionTable("Three keys (source §5)", digits=3)
+    t.add("pi", seed=3.14159265, ours=3.14159265358979, tol=1e-3, source="eq. 1")
+    t.add("ours", seed=0.0, ours=1e-16, tol=1e-12, kind="sanity")
+    data, meta = t.show()._repr_mimebundle_()
+    stored = meta[METADATA_KEY]
+    assert stored["anchor"] == "repro-three-keys-source-5"
+    assert [r["anchor"] for r in stored["rows"]] == ["repro-three-keys-source-5-1", "repro-three-keys-source-5-2"]
+    assert 'id="repro-three-keys-source-5-2"' in data["text/html"] and "sanity: ok" in data["text/html"]
+    text = json.dumps(stored)
+    assert "3.14159" not in text and all(isinstance(v, str) for r in stored["rows"] for v in r.values())
+    assert data == t.show()._repr_mimebundle_()[0]  # deterministic
+
+
+def _notebook(tmp_path, name, tables):
+    nb = nbformat.v4.new_notebook()
+    for t in tables:
+        data, meta = t.show()._repr_mimebundle_()
+        out = nbformat.v4.new_output("execute_result", data=data, metadata=meta, execution_count=1)
+        nb.cells.append(nbformat.v4.new_code_cell("table.show()", outputs=[out]))
+    path = tmp_path / name
+    nbformat.write(nb, path)
+    return path
+
+
+def test_collect_reads_rows_back_and_counts_them(tmp_path):
+    a = ReproductionTable("first")
+    a.add("c1", seed=1.0, ours=1.0, tol=0.0)
+    a.add("c2", seed=1.0, ours=2.0, tol=0.1, expect="differs", note="why")
+    a.add("s", seed=0.0, ours=0.0, tol=0.0, kind="sanity")
+    b = ReproductionTable("second")
+    b.add("n", seed="x", ours="y", expect="not comparable", note="no number")
+    b.add("o", seed=2.0, ours=2.0, tol=0.0, origin="outside", source="read off Fig. 16")
+    both = ReproductionTable("all", summary=True, rows=a.rows + b.rows)
+    p1 = _notebook(tmp_path, "01-one.ipynb", [a, b, both])
+    rows = collect([p1])
+    assert list(rows.claim) == ["c1", "c2", "s", "n", "o"] and set(rows.chapter) == {"01-one"}
+    assert rows.loc[1, "verdict"] == "differs" and rows.loc[1, "note"] == "why"
+    assert len(collect([p1], summaries=True)) == 10
+    counts = verdict_counts(rows)
+    assert counts.loc["total"].to_dict() == {
+        "claims reproduced": 1, "claims that differ": 1, "outside claims reproduced": 1,
+        "outside claims that differ": 0, "not comparable": 1, "sanity checks": 1}
+    dup = _notebook(tmp_path, "02-dup.ipynb", [a, a])
+    with pytest.raises(ValueError, match="share the anchor"):
+        collect([dup])
+    with pytest.raises(ValueError, match=".ipynb"):
+        collect([tmp_path / "01-one.md"])

@@ -3,6 +3,8 @@
     python tools/booktools.py sync-boilerplate   # rewrite the install and macros cells from _config.yml
     python tools/booktools.py execute notebooks/01-*.md ...   # .md -> .ipynb, run top to bottom, save outputs
     python tools/booktools.py sync-inputs        # .md -> .ipynb inputs (outputs kept), for every edited chapter
+    python tools/booktools.py repro-counts       # write the front matter's count of verdicts from the chapters
+    python tools/booktools.py errata             # write book/errata.md: every row whose verdict is "differs"
 
 The ``.md`` twin is what people edit. ``execute`` writes the ``.ipynb`` exactly as ``jupytext --sync``
 would (jupytext keeps the ``text_representation`` header in the ``.md`` only), so the two tools
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 import sys
 from pathlib import Path
 
@@ -172,11 +175,118 @@ def _stable_ids(nb) -> None:
         cell["id"] = base if seen[base] == 1 else f"{base}-{seen[base]}"
 
 
+REPRO_COUNTS_PAGE = ROOT / "book" / "how-to-read.md"
+REPRO_COUNTS_START = "<!-- reproduction counts: generated from the chapters by tools/booktools.py repro-counts -->"
+REPRO_COUNTS_END = "<!-- end of reproduction counts -->"
+
+
+def repro_counts_markdown() -> str:
+    """The front matter's table of reproduction verdicts by kind, one line per chapter.
+
+    Counted from the rows that ``ReproductionTable.show()`` stored in the committed ``.ipynb``
+    files (:func:`assocmem.repro.collect`), so the numbers are never typed by hand. Each chapter
+    is linked with ``{doc}``.
+    """
+    from assocmem.repro import COUNT_COLUMNS, collect, verdict_counts
+
+    counts = verdict_counts(collect([ipynb for _, ipynb in chapter_pairs() if ipynb.exists()]))  # a missing one fails its own tests
+    lines = ["| chapter | " + " | ".join(COUNT_COLUMNS) + " |", "| --- |" + " ---: |" * len(COUNT_COLUMNS)]
+    for chapter, row in counts.iterrows():
+        name = "**all chapters**" if chapter == "total" else f"{{doc}}`../notebooks/{chapter}`"
+        cells = [f"**{int(v)}**" if chapter == "total" else str(int(v)) for v in row]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def repro_counts_block(text: str | None = None) -> tuple[str, str]:
+    """``(current, expected)`` text between the markers of :data:`REPRO_COUNTS_PAGE`.
+
+    Raises
+    ------
+    ValueError
+        If the page lacks either marker.
+    """
+    text = REPRO_COUNTS_PAGE.read_text() if text is None else text
+    if REPRO_COUNTS_START not in text or REPRO_COUNTS_END not in text:
+        raise ValueError(f"{REPRO_COUNTS_PAGE.name} lacks the reproduction-count markers")
+    current = text.split(REPRO_COUNTS_START, 1)[1].split(REPRO_COUNTS_END, 1)[0]
+    return current, "\n" + repro_counts_markdown() + "\n"
+
+
+def write_repro_counts() -> bool:
+    """Rewrite the generated table of verdict counts in the front matter; return whether it changed."""
+    text = REPRO_COUNTS_PAGE.read_text()
+    current, expected = repro_counts_block(text)
+    if current == expected:
+        return False
+    REPRO_COUNTS_PAGE.write_text(text.replace(REPRO_COUNTS_START + current + REPRO_COUNTS_END,
+                                              REPRO_COUNTS_START + expected + REPRO_COUNTS_END))
+    return True
+
+
+ERRATA_PAGE = ROOT / "book" / "errata.md"
+
+
+def _cell(text: str) -> str:
+    """A markdown table cell: one line, the characters markdown would read (emphasis, maths, roles,
+    HTML, the cell separator) escaped with a backslash, as CommonMark allows for any punctuation."""
+    return re.sub(r"([\\`*_{}\[\]<>$|#~])", r"\\\1", " ".join(str(text).split())) or "-"
+
+
+def errata_markdown() -> str:
+    """The errata page: every reproduction row whose verdict is ``differs``, from the executed chapters.
+
+    Read from the rows that ``ReproductionTable.show()`` stored in the committed ``.ipynb`` files
+    (:func:`assocmem.repro.collect`), never typed: the source's claim, our value, the chapter's
+    explanation, and links to the chapter (``{doc}``) and to the row itself (its HTML anchor).
+    """
+    from assocmem.repro import collect
+
+    rows = collect([ipynb for _, ipynb in chapter_pairs() if ipynb.exists()])
+    differs = rows[rows["verdict"].str.startswith("differs")]
+    chapters = list(dict.fromkeys(differs["chapter"]))
+    lines = [
+        "# Errata: where the sources and our computations differ",
+        "",
+        "<!-- generated from the executed chapters by `python tools/booktools.py errata` (run by `make book`);"
+        " do not edit -->",
+        "",
+        f"Every row of a reproduction table whose verdict is *differs*: {len(differs)} rows in "
+        f"{len(chapters)} chapters. Each gives the claim, where the source makes it, what the source says, "
+        "what we compute, and the chapter's explanation; *row* links to the row in its chapter's table, "
+        "where the computation behind it is. \"Source\" is the chapter's own source document (seed 000 in "
+        "Part I, seed 001 in Part II, seed 002 and the paper it reviews in Part III, see "
+        "{doc}`how-to-read`); a claim from outside the seeds is marked as such.",
+        "",
+    ]
+    for chapter in chapters:
+        lines += [f"**{{doc}}`../notebooks/{chapter}`**", "",
+                  "| claim | source | the source says | ours | why | |", "| --- | --- | --- | --- | --- | --- |"]
+        for r in differs[differs["chapter"] == chapter].to_dict("records"):
+            source = r["source"] if r["origin"] == "seed" else f"outside the seeds: {r['source']}"
+            link = f'<a href="../notebooks/{chapter}.html#{r["anchor"]}">row</a>'
+            cells = (r["claim"], source, r["source says"], r["ours"], r["note"])
+            lines.append("| " + " | ".join(_cell(x) for x in cells) + f" | {link} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_errata() -> bool:
+    """Rewrite :data:`ERRATA_PAGE` from the chapters; return whether it changed."""
+    text = errata_markdown()
+    if ERRATA_PAGE.exists() and ERRATA_PAGE.read_text() == text:
+        return False
+    ERRATA_PAGE.write_text(text)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("sync-boilerplate", help="rewrite the generated cells of every chapter's .md")
     sub.add_parser("sync-inputs", help="copy every edited .md into its .ipynb (outputs kept)")
+    sub.add_parser("repro-counts", help="write the front matter's count of reproduction verdicts")
+    sub.add_parser("errata", help="write book/errata.md: every reproduction row that differs from its source")
     ex = sub.add_parser("execute", help="execute chapters (.md paths) and save their .ipynb with outputs")
     ex.add_argument("paths", nargs="+", type=Path)
     ex.add_argument("--timeout", type=int, default=1200)
@@ -185,6 +295,14 @@ def main(argv: list[str] | None = None) -> int:
         for md, _ in chapter_pairs():
             if md.exists() and sync_boilerplate(md):
                 print(f"updated {md.relative_to(ROOT)}")
+        return 0
+    if args.cmd == "errata":
+        if write_errata():
+            print(f"updated {ERRATA_PAGE.relative_to(ROOT)}")
+        return 0
+    if args.cmd == "repro-counts":
+        if write_repro_counts():
+            print(f"updated the reproduction counts in {REPRO_COUNTS_PAGE.relative_to(ROOT)}")
         return 0
     if args.cmd == "sync-inputs":
         for md, ipynb in chapter_pairs():

@@ -14,9 +14,14 @@ mlps        Part II (chapters 10-13): fact-storing MLPs. Fact sets, the Hebbian 
 sdm         Part III (chapters 30-36): sparse distributed memory and attention. Hamming and
             spherical intersections, the beta fits, SNR and optimal radii, read rules, SDM as a
             kernel memory, the convergence experiments (seed 002).
+compare     Part IV (chapter 50): one table for every memory. Adapters that fit each memory of
+            Parts I-III to one protocol, the harness that measures them on the same fact sets,
+            and the ``memory_table`` sweep.
 
 The shared floor
 ----------------
+memory_protocol  the associative-memory protocol (``write``, ``read``, ``num_parameters``,
+              ``num_bits``) and the one decoding rule (strict argmax over the value table)
 sweeps        named sweeps with presets, a resumable results store, executors, the capacity
               search, and the live-against-stored check
 repro         reproduction-check tables: what the source says, ours, tolerance, verdict
@@ -28,8 +33,9 @@ benchmarking  machine description and same-run reference rates for timings
 datasets      real patterns: scikit-learn's digits, a local MNIST reader
 progress      progress bars that stay silent under CI and in the book build
 
-The floor imports no Part. Part II uses Part I's matrix memory (its linear Hebbian baseline) and
-Part III uses Part I's softmax attention; no other Part imports another (``tests/test_layout.py``).
+The floor imports no Part. Part II uses Part I's matrix memory (its linear Hebbian baseline),
+Part III uses Part I's softmax attention, and Part IV imports every Part to measure its memories;
+no other Part imports another (``tests/test_layout.py``).
 """
 
 __version__ = "0.1.0"

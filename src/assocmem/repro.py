@@ -1,12 +1,31 @@
 """Reproduction checks: what a source says, what we compute, a tolerance, and a verdict.
 
-Every experiment in the book ends with a :class:`ReproductionTable`. Each row compares one
-quantitative claim of a seed with the value this library computes. A row carries the verdict it
-is *expected* to reach: ``"reproduced"`` for a claim we confirm, ``"differs"`` for a claim we
-have shown to be wrong (the chapter says why), or ``"not comparable"`` where the seed's number
-cannot be set against ours (the row says why). :meth:`ReproductionTable.check` raises
-:class:`ReproductionError` when any verdict is not the expected one, so a regression fails the
-book build and nbval instead of quietly changing a table.
+Every experiment in the book ends with a :class:`ReproductionTable`. Each row is one of three
+kinds (``kind=``):
+
+``"claim"``
+    A verdict on a source's claim, which could come out either way: ``"reproduced"`` when our
+    value is within the tolerance of the source's (or the yes-or-no check holds), ``"differs"``
+    when it is not (the chapter says why). The row states the verdict it *expects*.
+``"sanity"``
+    A check of our own code or of a result the book derives itself. Its verdict is
+    ``"sanity: ok"``; when the check fails it is ``"sanity: failed"`` and the build fails. Sanity
+    rows are labelled as such and kept out of the count of verdicts.
+``"not comparable"``
+    The source makes the claim but gives nothing we can set against our value, or our setting
+    differs from the source's; the note says why. It may still carry ``passed=``, a check of ours
+    that fails the build when it fails.
+
+Where a claim comes from matters too (``origin=``): ``"seed"`` for the three seed documents (and,
+in Part III, the paper the review discusses, quoted through it), ``"outside"`` for material from
+anywhere else, such as the authors' code or a value read off a figure. An outside row is shown as
+such in the table and never counted as the seed's claim.
+
+:meth:`ReproductionTable.check` raises :class:`ReproductionError` when any verdict is not the
+expected one, so a regression fails the book build and nbval instead of quietly changing a table.
+:meth:`ReproductionTable.show` also stores the rows (display strings only) in the output's
+metadata, and :func:`collect` reads them back from executed notebooks, so that the book's front
+matter counts its verdicts from the tables themselves.
 
 Tolerances are absolute (``|ours - seed| <= tol``) or relative (``|ours - seed| <= tol |seed|``)
 and are fixed before the comparison; they are never tuned to make a number match.
@@ -14,9 +33,13 @@ and are fixed before the comparison; they are never tuned to make a number match
 
 from __future__ import annotations
 
+import html as _html
+import json
 import math
+import re
 from dataclasses import dataclass, field
-from typing import Literal
+from pathlib import Path
+from typing import Iterable, Literal
 
 import numpy as np
 import pandas as pd
@@ -24,10 +47,27 @@ import pandas as pd
 from assocmem._checks import as_bool, as_int, as_real
 from assocmem.display import fmt
 
-__all__ = ["Check", "ReproductionError", "ReproductionTable"]
+__all__ = [
+    "KINDS",
+    "METADATA_KEY",
+    "ORIGINS",
+    "Check",
+    "ReproductionError",
+    "ReproductionTable",
+    "collect",
+    "verdict_counts",
+]
 
-Verdict = Literal["reproduced", "differs", "not comparable"]
-_VERDICTS = ("reproduced", "differs", "not comparable")
+Kind = Literal["claim", "sanity", "not comparable"]
+Verdict = Literal["reproduced", "differs", "not comparable", "sanity: ok", "sanity: failed", "invalid"]
+#: The row kinds, in the order the tables and counts list them.
+KINDS = ("claim", "sanity", "not comparable")
+#: Where a row's claim comes from: the seeds, or outside them (authors' code, a figure, a paper).
+ORIGINS = ("seed", "outside")
+_CLAIM_VERDICTS = ("reproduced", "differs")
+_VERDICTS = ("reproduced", "differs", "not comparable", "sanity: ok", "sanity: failed", "invalid")
+#: The output-metadata key under which :meth:`ReproductionTable.show` stores its rows.
+METADATA_KEY = "assocmem.repro"
 
 
 class ReproductionError(AssertionError):
@@ -57,7 +97,7 @@ class Check:
     claim : str
         What is compared, in a few words (e.g. ``"e_add(n = d_k + 1)"``).
     seed : float or str or None
-        The value the seed states. A string for qualitative claims (``"linear in n"``).
+        The value the source states. A string for qualitative claims (``"linear in n"``).
     ours : float or str or None
         The value computed here.
     tol : float or None
@@ -65,9 +105,13 @@ class Check:
     relative : bool
         Whether ``tol`` is relative to ``|seed|``.
     source : str
-        Where the seed states the claim (section, equation, figure).
-    expect : {"reproduced", "differs", "not comparable"}
-        The verdict this row must reach.
+        Where the source states the claim (section, equation, figure); for ``origin="outside"``,
+        where the material comes from (``"authors' code (SDM_Circ_Inter_Funcs.py)"``,
+        ``"read off Fig. 16"``).
+    expect : {"reproduced", "differs", "not comparable"} or None
+        The verdict this row must reach. ``None`` (the default) means ``"reproduced"`` for a
+        claim, ``"sanity: ok"`` for a sanity check and ``"not comparable"`` for a row of that
+        kind; after construction the attribute holds the resolved verdict.
     note : str
         Why a row differs or is not comparable; shown in the table.
     passed : bool or None
@@ -77,17 +121,28 @@ class Check:
         By default a row whose absolute ``tol`` is at most :data:`ROUNDING_LEVEL` shows a value
         within ``tol`` of a source value of 0 as ``"< tol"``. The verdict always uses the
         unrounded value.
+    kind : {"claim", "sanity", "not comparable"} or None
+        What the row is (module docstring). ``None`` (the default) means ``"not comparable"``
+        when ``expect="not comparable"``, else ``"claim"``; after construction the attribute
+        holds the resolved kind.
+    origin : {"seed", "outside"}
+        Whether the claim is the seeds' (default) or comes from outside them; an outside row
+        needs a ``source`` naming where it comes from.
 
     Raises
     ------
     ValueError
-        If ``expect`` is not a verdict; ``tol`` is not a finite real number ``>= 0`` (booleans
-        and strings are refused); ``relative`` is not a bool; ``passed`` is not a bool (Python,
-        numpy or a 0-d tensor); ``below`` is not a positive finite number; ``seed`` or ``ours``
-        is not a number, string or None (a tensor or array must hold one value); or a numeric row
-        lacks numeric ``seed``/``ours`` (booleans are not numbers here) or a ``tol``.
+        If ``kind``, ``origin`` or ``expect`` is not one of the values above, or ``expect`` does
+        not fit ``kind`` (a claim expects ``"reproduced"`` or ``"differs"``, a sanity check
+        nothing else, a not-comparable row ``"not comparable"``); an outside row has no
+        ``source``; ``tol`` is not a finite real number ``>= 0`` (booleans and strings are
+        refused); ``relative`` is not a bool; ``passed`` is not a bool (Python, numpy or a 0-d
+        tensor); ``below`` is not a positive finite number; ``seed`` or ``ours`` is not a number,
+        string or None (a tensor or array must hold one value); or a claim or sanity row lacks
+        numeric ``seed``/``ours`` (booleans are not numbers here) and a ``tol``, and has no
+        ``passed``.
     TypeError
-        If ``claim`` is not a str.
+        If ``claim``, ``source`` or ``note`` is not a str.
     """
 
     claim: str
@@ -96,17 +151,25 @@ class Check:
     tol: float | None = None
     relative: bool = False
     source: str = ""
-    expect: Verdict = "reproduced"
+    expect: str | None = None
     note: str = ""
     passed: bool | None = None
     below: float | None = None
+    kind: Kind | None = None
+    origin: str = "seed"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.claim, str):
-            raise TypeError(f"claim must be a str, got {type(self.claim).__name__} {self.claim!r}")
-        if not isinstance(self.expect, str) or self.expect not in _VERDICTS:
-            raise ValueError(f"expect must be one of {_VERDICTS}, got {self.expect!r}")
+        for name in ("claim", "source", "note"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
         set_ = object.__setattr__  # the dataclass is frozen: normalise the fields once, here
+        set_(self, "kind", _resolve_kind(self.kind, self.expect))
+        set_(self, "expect", _resolve_expect(self.kind, self.expect, self.claim))
+        if not isinstance(self.origin, str) or self.origin not in ORIGINS:
+            raise ValueError(f"origin must be one of {ORIGINS}, got {self.origin!r}")
+        if self.origin == "outside" and not self.source.strip():
+            raise ValueError(f"check {self.claim!r}: an outside row must say where it comes from (source=)")
         set_(self, "seed", _plain(self.seed, "seed"))
         set_(self, "ours", _plain(self.ours, "ours"))
         if self.tol is not None:
@@ -119,7 +182,7 @@ class Check:
         if self.below is not None:
             set_(self, "below", as_real(self.below, "below", minimum=0, strict_min=True))
         numeric = _is_number(self.seed) and _is_number(self.ours)
-        if self.expect != "not comparable" and self.passed is None and not (numeric and self.tol is not None):
+        if self.kind != "not comparable" and self.passed is None and not (numeric and self.tol is not None):
             raise ValueError(
                 f"check {self.claim!r}: a numeric comparison needs numeric seed/ours (booleans are not "
                 "numbers here) and a tol; "
@@ -150,28 +213,73 @@ class Check:
         return None
 
     @property
-    def verdict(self) -> str:
-        """``"reproduced"`` when within tolerance (or ``passed``), else ``"differs"``.
+    def label(self) -> str:
+        """The kind as the table shows it: ``"claim (outside the seeds)"`` for an outside claim."""
+        if self.kind == "claim" and self.origin == "outside":
+            return "claim (outside the seeds)"
+        return self.kind
 
-        A ``"not comparable"`` row stays so unless ``passed`` is ``False``: then our own check
-        failed and the verdict is ``"differs"`` (so :meth:`ReproductionTable.check` raises). A
-        numeric row whose value is NaN is ``"invalid"``, which no row may expect: a broken
-        computation cannot pass as a difference.
+    @property
+    def verdict(self) -> str:
+        """The verdict this row reaches.
+
+        A claim is ``"reproduced"`` when within tolerance (or ``passed``), else ``"differs"``. A
+        sanity check is ``"sanity: ok"`` or ``"sanity: failed"``. A ``"not comparable"`` row
+        stays so unless ``passed`` is ``False``: then our own check failed and the verdict is
+        ``"differs"`` (so :meth:`ReproductionTable.check` raises). A numeric row whose value is
+        NaN is ``"invalid"``, which no row may expect: a broken computation cannot pass as a
+        difference.
         """
-        if self.expect == "not comparable":
+        if self.kind == "not comparable":
             return "differs" if self.passed is False else "not comparable"
         if self.passed is not None:
-            return "reproduced" if self.passed else "differs"
-        bound = self.tol * abs(float(self.seed)) if self.relative else self.tol
-        err = self.error
-        if err is None or math.isnan(err) or math.isnan(bound):
-            return "invalid"
-        return "reproduced" if err <= bound else "differs"
+            raw = "reproduced" if self.passed else "differs"
+        else:
+            bound = self.tol * abs(float(self.seed)) if self.relative else self.tol
+            err = self.error
+            if err is None or math.isnan(err) or math.isnan(bound):
+                return "invalid"
+            raw = "reproduced" if err <= bound else "differs"
+        if self.kind == "sanity":
+            return "sanity: ok" if raw == "reproduced" else "sanity: failed"
+        return raw
+
+
+def _resolve_kind(kind, expect) -> str:
+    if kind is None:
+        return "not comparable" if expect == "not comparable" else "claim"
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    return kind
+
+
+def _resolve_expect(kind: str, expect, claim: str) -> str:
+    allowed = {"claim": (None, *_CLAIM_VERDICTS), "sanity": (None, "sanity: ok"),
+               "not comparable": (None, "not comparable")}[kind]
+    if not isinstance(expect, (str, type(None))) or expect not in allowed:
+        if isinstance(expect, str) and expect in _VERDICTS:
+            raise ValueError(f"check {claim!r}: a {kind} row cannot expect {expect!r} "
+                             f"(allowed: {[a for a in allowed if a]})")
+        raise ValueError(f"expect must be one of {_VERDICTS[:3]} or None, got {expect!r}")
+    if expect is not None:
+        return expect
+    return {"claim": "reproduced", "sanity": "sanity: ok", "not comparable": "not comparable"}[kind]
 
 
 @dataclass
 class ReproductionTable:
     """The reproduction checks of one experiment.
+
+    Parameters
+    ----------
+    title : str
+        Shown above the table; its slug names the table's HTML anchors (``repro-<slug>-<row>``).
+    digits : int, default 4
+        Significant digits of the numbers shown.
+    rows : list of Check
+    summary : bool, default False
+        A table that repeats rows shown in earlier tables of the same chapter: :func:`collect`
+        leaves it out unless asked, so no verdict is counted twice.
 
     Examples
     --------
@@ -184,17 +292,22 @@ class ReproductionTable:
     TypeError
         If ``title`` is not a str or ``rows`` holds something other than :class:`Check` objects.
     ValueError
-        If ``digits`` is not an integer ``>= 1``.
+        If ``digits`` is not an integer ``>= 1``, ``summary`` is not a bool, or ``title`` has no
+        letter or digit to name its anchors.
     """
 
     title: str
     digits: int = 4
     rows: list[Check] = field(default_factory=list)
+    summary: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.title, str):
             raise TypeError(f"title must be a str, got {type(self.title).__name__} {self.title!r}")
+        if not _slug(self.title):
+            raise ValueError(f"title must contain a letter or digit, got {self.title!r}")
         self.digits = as_int(self.digits, "digits", minimum=1)
+        self.summary = as_bool(self.summary, "summary")
         bad = [r for r in self.rows if not isinstance(r, Check)]
         if bad:
             raise TypeError(f"rows must be Check objects, got {bad[0]!r}")
@@ -213,27 +326,41 @@ class ReproductionTable:
         self.rows.append(row)
         return row
 
+    @property
+    def anchor(self) -> str:
+        """The HTML id of the table, ``"repro-<slug of the title>"``; row ``i`` (from 1) adds ``-i``."""
+        return f"repro-{_slug(self.title)}"
+
+    def records(self) -> list[dict[str, str]]:
+        """One dict of display strings per row (no raw floats): what the table shows and stores."""
+        out = []
+        for i, r in enumerate(self.rows, start=1):
+            tol = "-" if r.tol is None else f"{_fmt(r.tol, 2)}{' (rel.)' if r.relative else ''}"
+            out.append({
+                "claim": r.claim,
+                "kind": r.label,
+                "origin": r.origin,
+                "source": r.source,
+                "source says": _fmt(r.seed, self.digits),
+                "ours": r.display(self.digits),
+                "tolerance": tol,
+                "verdict": r.verdict,
+                "note": r.note,
+                "anchor": f"{self.anchor}-{i}",
+            })
+        return out
+
     def to_frame(self) -> pd.DataFrame:
         """The table as a DataFrame of display strings (rounded to ``digits`` significant digits)."""
-        records = []
-        for r in self.rows:
-            if r.tol is None:
-                tol = "-"
-            else:
-                tol = f"{_fmt(r.tol, 2)}{' (rel.)' if r.relative else ''}"
-            records.append(
-                {
-                    "claim": r.claim,
-                    "source": r.source,
-                    "source says": _fmt(r.seed, self.digits),
-                    "ours": r.display(self.digits),
-                    "tolerance": tol,
-                    "verdict": r.verdict + (f": {r.note}" if r.note else ""),
-                }
-            )
-        return pd.DataFrame.from_records(
-            records, columns=["claim", "source", "source says", "ours", "tolerance", "verdict"]
-        )
+        records = [
+            {**{k: rec[k] for k in ("claim", "kind", "source", "source says", "ours", "tolerance")},
+             "verdict": rec["verdict"] + (f": {rec['note']}" if rec["note"] else "")}
+            for rec in self.records()
+        ]
+        for rec in records:
+            if rec["kind"] == "claim (outside the seeds)":
+                rec["source"] = f"outside the seeds: {rec['source']}"
+        return pd.DataFrame.from_records(records, columns=list(COLUMNS))
 
     def failures(self) -> list[Check]:
         """The rows whose verdict is not the expected one."""
@@ -244,7 +371,7 @@ class ReproductionTable:
         bad = self.failures()
         if bad:
             lines = [
-                f"  {r.claim}: source says {_fmt(r.seed, self.digits)}, ours {r.ours!r}, "
+                f"  {r.claim} ({r.kind}): source says {_fmt(r.seed, self.digits)}, ours {r.ours!r}, "
                 f"tol {r.tol}, verdict {r.verdict!r}, expected {r.expect!r}"
                 for r in bad
             ]
@@ -252,36 +379,157 @@ class ReproductionTable:
         return self
 
     def show(self):
-        """Check, then return the table for display (a pandas DataFrame, index hidden in HTML)."""
+        """Check, then return the table for display (HTML with an id per row, plain text, and
+        the rows as display strings in the output's metadata under :data:`METADATA_KEY`)."""
         self.check()
-        return _Display(self.title, self.to_frame())
+        return _Display(self)
 
     @property
-    def counts(self) -> dict[str, int]:
-        """How many rows reached each verdict."""
-        out = {v: 0 for v in (*_VERDICTS, "invalid")}
+    def counts(self) -> dict[str, dict[str, int]]:
+        """How many rows reached each verdict, by kind (``counts["claim"]["differs"]``).
+
+        Outside claims are counted under ``"claim (outside the seeds)"``, apart from the seeds'.
+        """
+        out: dict[str, dict[str, int]] = {}
         for r in self.rows:
-            out[r.verdict] += 1
+            bucket = out.setdefault(r.label, {})
+            bucket[r.verdict] = bucket.get(r.verdict, 0) + 1
         return out
+
+
+#: The columns of a displayed table.
+COLUMNS = ("claim", "kind", "source", "source says", "ours", "tolerance", "verdict")
 
 
 class _Display:
     """Deterministic rich display (no random ids, so nbval can compare it)."""
 
-    def __init__(self, title: str, frame: pd.DataFrame):
-        self.title, self.frame = title, frame
+    def __init__(self, table: ReproductionTable):
+        self.table = table
+        self.title, self.frame = table.title, table.to_frame()
 
     def _repr_html_(self) -> str:
-        body = self.frame.to_html(index=False, escape=True, border=0, classes="repro-table")
-        return f"<p><strong>Reproduction check: {_escape(self.title)}</strong></p>\n{body}"
+        t = self.table
+        head = "".join(f"<th>{_escape(c)}</th>" for c in COLUMNS)
+        body = []
+        for (_, row), rec in zip(self.frame.iterrows(), t.records()):
+            cells = "".join(f"<td>{_escape(str(row[c]))}</td>" for c in COLUMNS)
+            body.append(f'    <tr id="{rec["anchor"]}" class="repro-{_slug(rec["kind"])}">{cells}</tr>')
+        return (f"<p><strong>Reproduction check: {_escape(self.title)}</strong></p>\n"
+                f'<table class="repro-table" id="{t.anchor}">\n  <thead><tr>{head}</tr></thead>\n  <tbody>\n'
+                + "\n".join(body) + "\n  </tbody>\n</table>")
 
     def __repr__(self) -> str:
         with pd.option_context("display.max_colwidth", 80, "display.width", 200):
             return f"Reproduction check: {self.title}\n{self.frame.to_string(index=False)}"
 
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        data = {"text/plain": repr(self), "text/html": self._repr_html_()}
+        meta = {METADATA_KEY: {"title": self.title, "anchor": self.table.anchor,
+                               "summary": self.table.summary, "rows": self.table.records()}}
+        return data, meta
+
+
+def collect(notebooks: Iterable, summaries: bool = False) -> pd.DataFrame:
+    """Every reproduction row stored in executed notebooks, one DataFrame row each.
+
+    Reads the metadata that :meth:`ReproductionTable.show` leaves on its output, so it needs the
+    notebooks' stored outputs, not a re-execution.
+
+    Parameters
+    ----------
+    notebooks : iterable of path-like
+        ``.ipynb`` files (executed).
+    summaries : bool, default False
+        Include tables marked ``summary=True`` (their rows repeat earlier tables).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``chapter`` (the file's stem), ``cell`` (cell id), ``table``, ``claim``,
+        ``kind``, ``origin``, ``source``, ``source says``, ``ours``, ``tolerance``, ``verdict``,
+        ``note`` and ``anchor`` (the row's HTML id on the chapter's page), all strings, in
+        notebook order.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a notebook does not exist.
+    ValueError
+        If a path is not an ``.ipynb`` file, or two rows of one chapter share an anchor (two
+        tables with the same title).
+    """
+    summaries = as_bool(summaries, "summaries")
+    columns = ["chapter", "cell", "table", "claim", "kind", "origin", "source", "source says", "ours",
+               "tolerance", "verdict", "note", "anchor"]
+    out = []
+    for path in notebooks:
+        path = Path(path)
+        if path.suffix != ".ipynb":
+            raise ValueError(f"collect reads executed .ipynb files, got {path.name!r}")
+        nb = json.loads(path.read_text())
+        seen: set[str] = set()
+        for cell in nb.get("cells", []):
+            for o in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+                table = o.get("metadata", {}).get(METADATA_KEY)
+                if not table or (table.get("summary") and not summaries):
+                    continue
+                for rec in table["rows"]:
+                    if rec["anchor"] in seen and not table.get("summary"):
+                        raise ValueError(f"{path.name}: two rows share the anchor {rec['anchor']!r} "
+                                         "(give the tables distinct titles)")
+                    seen.add(rec["anchor"])
+                    out.append({"chapter": path.stem, "cell": cell.get("id", ""), "table": table["title"],
+                                **{k: rec[k] for k in columns[3:]}})
+    return pd.DataFrame.from_records(out, columns=columns)
+
+
+#: The columns of :func:`verdict_counts`, in order.
+COUNT_COLUMNS = ("claims reproduced", "claims that differ", "outside claims reproduced",
+                 "outside claims that differ", "not comparable", "sanity checks")
+
+
+def verdict_counts(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows of :func:`collect` counted by kind and verdict, one line per chapter and a total.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: the chapters in their order, then ``"total"``; columns :data:`COUNT_COLUMNS`
+        (integers).
+
+    Raises
+    ------
+    ValueError
+        If ``rows`` lacks the columns ``chapter``, ``kind`` or ``verdict``.
+    """
+    missing = {"chapter", "kind", "verdict"} - set(rows.columns)
+    if missing:
+        raise ValueError(f"rows must come from collect(); missing columns {sorted(missing)}")
+
+    def column(kind: str, verdict: str) -> str:
+        if kind == "sanity":
+            return "sanity checks"
+        if kind == "not comparable":
+            return "not comparable"
+        outside = "outside " if kind == "claim (outside the seeds)" else ""
+        return f"{outside}claims {'reproduced' if verdict == 'reproduced' else 'that differ'}"
+
+    chapters = list(dict.fromkeys(rows["chapter"]))
+    table = pd.DataFrame(0, index=[*chapters, "total"], columns=list(COUNT_COLUMNS))
+    for chapter, kind, verdict in zip(rows["chapter"], rows["kind"], rows["verdict"]):
+        table.loc[chapter, column(kind, verdict)] += 1
+    table.loc["total"] = table.loc[chapters].sum()
+    return table
+
+
+def _slug(text: str) -> str:
+    """Lower-case letters and digits joined by single hyphens."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
 
 def _escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _html.escape(s, quote=True)
 
 
 def _is_number(x) -> bool:
@@ -308,6 +556,3 @@ def _plain(x, name: str):
         return float(x)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number, str or None; got {type(x).__name__} {x!r}") from None
-
-
-

@@ -28,6 +28,8 @@ from assocmem.mlps import counting as C
 from assocmem.mlps import hebbian_theory as HT
 from assocmem.mlps import margin_sweeps as MS
 from assocmem.mlps import margins as M
+from assocmem.mlps import transformer as TR
+from assocmem.mlps import transformer_sweeps as TSW
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, spike, with_spike
 from assocmem.mlps.mlp import (
     BilinearMLP,
@@ -58,6 +60,16 @@ GRAM = C.hebbian_gram(UNTIED.keys, "k2")
 MODEL = hebbian_mlp(UNTIED, 8)
 STATS = M.geometry_statistics(GRAM, UNTIED)
 SIGMA = HT.feature_covariance(PHI)
+
+
+# the SSFR Transformer (assocmem.mlps.transformer): F = 6, V_J = 2, J = 2, d = 8
+SSFR = TR.SSFRTask(6, 2, 2)
+SSFR_E = TR.embedding_table(SSFR, 8, seed=0)
+SSFR_CFG = TR.TransformerConfig(d=8, device="cpu")
+SSFR_MODEL = TR.SSFRTransformer(SSFR_CFG, SSFR_E, task=SSFR)
+SSFR_TRAIN = TR.TrainConfig(steps=1, batch_size=2)
+NARROW_MLP = hebbian_mlp(make_fact_set(6, 6, seed=0), 4)  # maps R^6 -> R^6, not R^8
+SHORT_MLP = BilinearMLP(torch.ones(4, 8, dtype=F64), torch.ones(4, 8, dtype=F64), torch.ones(5, 4, dtype=F64))
 
 
 def _with(x: torch.Tensor, value: float, index=(0, 0)) -> torch.Tensor:
@@ -273,6 +285,38 @@ BAD = [
     pytest.param(MS.NoisyConfig, (8, 8, 8, 0.0, 1.0, 3, 1), {}, "eps_lo must be > 0", id="noisy-config-eps-zero"),
     pytest.param(CS.build_memory, ("ntk", FACTS, 4), {"block_entries": True}, "block_entries must be a positive",
                  id="build-memory-block-bool"),
+    # --- the SSFR task and Transformer (assocmem.mlps.transformer) -------------------------------
+    pytest.param(TR.SSFRTask, (6, 2, -1), {}, "J must be >= 0", id="ssfr-negative-junk-length"),
+    pytest.param(TR.SSFRTask, (6, 0, 2), {}, "V_J >= 1", id="ssfr-no-junk-vocab-with-junk"),
+    pytest.param(TR.SSFRTask, (1, 2, 2), {}, "F >= 2", id="ssfr-one-fact"),
+    pytest.param(TR.SSFRTransformer, (SSFR_CFG, SSFR_E, NARROW_MLP), {"task": SSFR}, "input width is 6",
+                 id="transformer-mlp-input-width"),
+    pytest.param(TR.SSFRTransformer, (SSFR_CFG, SSFR_E, SHORT_MLP), {"task": SSFR}, "must map R\\^d -> R\\^d",
+                 id="transformer-mlp-output-width"),
+    pytest.param(TR.inserted_mlp, (SSFR, SSFR_E, NARROW_MLP, torch.arange(6), SSFR_CFG, SSFR_TRAIN), {},
+                 "input width is 6", id="inserted-mlp-width"),
+    pytest.param(TR.SSFRTransformer, (SSFR_CFG, SSFR_E[:-1]), {"task": SSFR}, "vocab_size = F \\+ V_J \\+ 1 = 9",
+                 id="transformer-embedding-rows"),
+    pytest.param(TR.pretrained_attention, (SSFR, SSFR_E[:6], SSFR_CFG, SSFR_TRAIN), {}, "vocab_size",
+                 id="pretrain-vocabulary-too-small-for-F"),
+    pytest.param(TR.SSFRTransformer, (TR.TransformerConfig(d=6, device="cpu"), SSFR_E), {"task": SSFR},
+                 "width must be d = 6", id="transformer-embedding-width"),
+    pytest.param(TR.fact_set, (SSFR_E, SSFR, torch.zeros(6, dtype=torch.int64)), {}, "permutation",
+                 id="ssfr-map-not-a-permutation"),
+    pytest.param(TR.ssfr_eval_batch, (SSFR, torch.arange(5), 2), {}, "shape \\(F,\\)", id="ssfr-map-wrong-length"),
+    pytest.param(SSFR_MODEL, (torch.tensor([[0, 9]]),), {}, "token ids must lie in \\[0, vocab_size\\)",
+                 id="transformer-token-out-of-range"),
+    pytest.param(SSFR_MODEL, (torch.tensor([[0.0, 8.0]]),), {}, "integer tensor", id="transformer-float-tokens"),
+    pytest.param(TR.build_mlp, ("hopfield", FACTS, 4), {}, "valid methods", id="build-mlp-unknown-method"),
+    pytest.param(TR.TrainConfig, (0, 4), {}, "steps must be a positive", id="train-config-zero-steps"),
+    pytest.param(TR.noise_ceiling_bound, (0.0, 1.0, 8, 4), {}, "c0 must be > 0", id="noise-bound-zero-margin"),
+    pytest.param(TSW.UsabilityConfig, (8, 8, 2, -1, (2, 4)), {}, "junk_length", id="usability-negative-junk"),
+    pytest.param(TSW.UsabilityConfig, (8, 8, 2, 2, (4, 2)), {}, "increasing", id="usability-widths-unsorted"),
+    pytest.param(TSW.NoiseConfig, (((8, 8),),), {"junk_lengths": (0,)}, "junk length", id="noise-zero-junk"),
+    pytest.param(TSW.TransformerCapacityConfig, (8, (8,)), {"train_target": True}, "train_target",
+                 id="transformer-capacity-bool-target"),
+    pytest.param(TSW.sphere_perturbations, (KEYS, torch.full((16,), math.nan, dtype=F64), 1, 0), {}, "finite",
+                 id="sphere-perturbations-nan-eps"),
 ]
 
 

@@ -1,9 +1,10 @@
-"""Part II: fact-storing MLPs (chapters 10-13, seed 001, *MLPs are Hebbians*).
+"""Part II: fact-storing MLPs (chapters 10-15, seed 001, *MLPs are Hebbians*).
 
 A fact is a key mapped to a value; an MLP stores a set of facts when every key decodes to its
 value by an argmax over the value table. This package holds the fact sets, the MLP
 constructions and their baselines, the decoding margins and the bounds on them, the counting
-bound, the checks of the paper's theorems, and the sweeps behind chapters 12 and 13.
+bound, the checks of the paper's theorems, the sweeps behind chapters 12 and 13, and the MLPs
+inside the SSFR Transformer (chapters 14-15).
 
 Modules
 -------
@@ -19,6 +20,16 @@ counting          the counting lower bound on parameters (Theorem 2.4) and the c
                   Hebbian memories (chapters 10, 13)
 hebbian_theory    Theorem 3.1 and Lemmas B.2, B.3, B.34 checked on random instances (chapter 11)
 capacity_sweeps   the ``capacity`` sweep: the smallest width storing F facts, per method (chapter 13)
+capacity_replicate_sweeps
+                  the ``capacity_more`` sweep: GD at more loads and more fact sets per point,
+                  beside the ``capacity`` sweep (chapter 13)
 margin_sweeps     the ``margin_*`` sweeps: minimum margins against F, m and noise, and bit counts
                   (chapter 12)
+transformer       fact-storing MLPs inside a Transformer: the SSFR task (Def. 3.2), the one-layer
+                  SSFR Transformer (App. A.1.2), MLP insertion, attention training, the
+                  fact-adaptive evaluation and the attention-noise ceiling (Def. 5.1)
+                  (chapters 14-15)
+transformer_sweeps  the ``transformer_usability``, ``attention_noise`` and ``transformer_capacity``
+                  sweeps: margins, noise ceiling and capacity inside the SSFR Transformer
+                  (chapters 14-15)
 """

@@ -1,0 +1,321 @@
+"""One harness for every memory: the same fact sets, one decoding rule, the same measurements.
+
+Fact sets
+---------
+:func:`table_facts` draws ``F_max`` facts in dimension ``d``: keys and values independent and
+uniform on the unit sphere, value ``i`` for key ``i`` (seed 001's untied tables,
+:func:`assocmem.mlps.facts.make_fact_set`), optionally after the rank-1 spike
+``e -> normalise(e + beta <e, u> u)`` on keys and values (``anisotropic``; seed 001, App. A.3.2).
+The fact set of ``F`` facts is the first ``F`` of them (:func:`first_facts`), so that the sets
+are nested and a search over ``F`` asks about one growing set; every memory sees the same sets.
+
+Measurements
+------------
+recall
+    :func:`recall`: write the ``F`` pairs, read the keys (or noisy keys), decode each output by
+    the strict argmax over the ``F`` value rows (:func:`assocmem.memory_protocol.decode`, the one
+    rule for every memory's output) and count the facts recovered.
+capacity
+    :func:`capacity`: the largest ``F <= F_max`` at which recall is 100 %, found by
+    :func:`assocmem.sweeps.smallest_width` as the smallest ``F`` that *fails*, minus one (the
+    search verifies the next widths, so a lucky success just above a failure is not the answer).
+read error
+    :func:`read_error`: ``e(F) = mean_i ||y_i - v_i||^2`` on the memory's natural output, seed
+    000's ``e(n)`` (§7; for unit values ``e_add = (n - 1)/d_k``, ``e_ls = 1 - d_k/n`` beyond
+    ``d_k``), and :func:`pairs_at_error`, the largest ``F`` with ``e(F) <= eps``. A memory whose
+    output is not an estimate of the value (an unwhitened Hebbian MLP's output carries a factor
+    ``1/F``; a Hopfield state is a sign vector) has a large read error at every ``F`` although
+    argmax decoding recovers its facts: read error and capacity are different questions.
+noise
+    :func:`noisy_recall`: recall with queries ``k_i + eps u_i``, ``u_i`` uniform on the sphere and
+    not renormalised (:func:`assocmem.mlps.margins.perturb_queries`, seed 001's App. A.4.2).
+time
+    :func:`timed_recall`: wall-clock seconds of the write and of the read. Machine-dependent:
+    compared only as ratios within one run, never as facts about the mathematics.
+
+Chapter 50 ("One table for every memory") uses these through the ``memory_table`` sweep
+(:mod:`assocmem.compare.table_sweeps`) and the analysis functions :func:`facts_at_budget` and
+:func:`bits_per_parameter`.
+
+References
+----------
+Seed 000, §7 (read error against the number of pairs). Seed 001, Definition 2.1 (decoding),
+Definition 2.3 (capacity), Theorem 2.4 (counting bound), App. A.3.1 (capacity protocol), A.3.2
+(spike), A.4.2 (noisy queries).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+import torch
+
+from assocmem._checks import as_int, as_real, positive_int
+from assocmem.memory_protocol import AssociativeMemory, decode
+from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
+from assocmem.mlps.margins.noisy_queries import perturb_queries
+from assocmem.sweeps.search import smallest_width
+
+__all__ = [
+    "GEOMETRIES",
+    "table_facts",
+    "first_facts",
+    "recall",
+    "read_error",
+    "noisy_recall",
+    "timed_recall",
+    "capacity",
+    "pairs_at_error",
+    "facts_at_budget",
+    "bits_per_parameter",
+]
+
+#: Key/value geometries: uniform on the sphere, and the same after the rank-1 spike.
+GEOMETRIES = ("isotropic", "anisotropic")
+
+
+def table_facts(d: int, F_max: int, geometry: str = "isotropic", seed: int = 0, *, beta: float = 1.5,
+                spike_seed: int | None = None) -> FactSet:
+    """The fact set of ``F_max`` facts that every memory is measured on.
+
+    Parameters
+    ----------
+    d : int
+        Key and value width.
+    F_max : int
+        Facts drawn (``>= 2``); smaller sets are its prefixes (:func:`first_facts`).
+    geometry : {"isotropic", "anisotropic"}
+    seed : int
+        Seed of the keys and values.
+    beta : float, default 1.5
+        Spike strength of the anisotropic geometry (seed 001's 1.5).
+    spike_seed : int, optional
+        Seed of the spike direction; ``seed + 1`` by default. (Every seed of the harness must
+        differ: a direction, a noise or a fact set drawn from the same seed as another is the
+        same Gaussian draw, :func:`assocmem.mlps.facts.make_fact_set` and
+        :func:`assocmem.mlps.margins.perturb_queries` both normalise ``torch.randn``.)
+
+    Returns
+    -------
+    FactSet
+        Keys ``(F_max, d)``, values ``(F_max, d)``, identity map, float64 on the CPU.
+
+    Raises
+    ------
+    ValueError
+        An unknown geometry, ``F_max < 2`` or ``d < 1``.
+    """
+    if geometry not in GEOMETRIES:
+        raise ValueError(f"unknown geometry {geometry!r}; valid geometries: {', '.join(GEOMETRIES)}")
+    F_max = as_int(F_max, "F_max", minimum=2)
+    facts = make_fact_set(F_max, positive_int("d", d), tied=False, seed=seed)
+    if geometry == "anisotropic":
+        u = random_direction(d, seed=seed + 1 if spike_seed is None else spike_seed)
+        facts = with_spike(facts, beta, on="both", direction=u)
+    return facts
+
+
+def first_facts(facts: FactSet, F: int) -> FactSet:
+    """The first ``F`` facts of ``facts`` (keys, values and map), ``1 <= F <= num_facts``.
+
+    Raises
+    ------
+    ValueError
+        ``F`` outside ``[1, facts.num_facts]``.
+    """
+    F = as_int(F, "F", minimum=1)
+    if F > facts.num_facts:
+        raise ValueError(f"F = {F} exceeds the {facts.num_facts} facts drawn")
+    return FactSet(facts.keys[:F], facts.values[:F], torch.arange(F), unit_norm=facts.unit_norm)
+
+
+def _fresh(build: Callable[[], AssociativeMemory], facts: FactSet) -> AssociativeMemory:
+    memory = build()
+    memory.write(facts.keys, facts.targets)
+    return memory
+
+
+def recall(memory: AssociativeMemory, facts: FactSet, queries=None) -> float:
+    """Fraction of facts whose read decodes to their value row (strict argmax over every row).
+
+    Parameters
+    ----------
+    memory : AssociativeMemory
+        Already written with ``facts``.
+    facts : FactSet
+        ``V >= 2`` value rows.
+    queries : array-like, shape ``(F, d)``, optional
+        Read these instead of the keys.
+
+    Returns
+    -------
+    float in ``[0, 1]``
+    """
+    y = memory.read(facts.keys if queries is None else queries)
+    return float((decode(y, facts.values) == facts.mapping.to(y.device)).double().mean())
+
+
+def read_error(memory: AssociativeMemory, facts: FactSet) -> float:
+    """Seed 000's read error ``mean_i ||y_i - v_{f(i)}||^2`` of a written memory on its keys."""
+    y = memory.read(facts.keys).double()
+    return float(((y - facts.targets.to(y.device)) ** 2).sum(dim=1).mean())
+
+
+def noisy_recall(memory: AssociativeMemory, facts: FactSet, eps: float, seed: int) -> float:
+    """:func:`recall` with queries ``k_i + eps u_i`` (:func:`assocmem.mlps.margins.perturb_queries`).
+
+    ``seed`` seeds the directions ``u_i``; it must not be the seed the facts were drawn with:
+    ``perturb_queries`` and ``make_fact_set`` both normalise ``torch.randn(F, d)``, so the same
+    seed gives ``u_i = k_i`` and the "noise" only rescales the keys.
+
+    Raises
+    ------
+    ValueError
+        A negative or non-finite ``eps``, or a ``seed`` that is not an integer.
+    """
+    return recall(memory, facts, perturb_queries(facts.keys, eps, seed=seed))
+
+
+def timed_recall(build: Callable[[], AssociativeMemory], facts: FactSet) -> tuple[float, float, float]:
+    """``(write_s, read_s, recall)``: wall-clock seconds to write and read ``facts`` (machine-dependent).
+
+    ``build()`` makes a fresh memory; the write and the read of every key are timed once each
+    with :func:`time.perf_counter`.
+    """
+    memory = build()
+    t0 = time.perf_counter()
+    memory.write(facts.keys, facts.targets)
+    t1 = time.perf_counter()
+    y = memory.read(facts.keys)
+    t2 = time.perf_counter()
+    acc = float((decode(y, facts.values) == facts.mapping).double().mean())
+    return t1 - t0, t2 - t1, acc
+
+
+def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: int = 2):
+    """The largest ``F`` at which a fresh memory stores the first ``F`` facts with 100 % recall.
+
+    Searches the smallest ``F`` in ``[2, F_max]`` whose recall is below 1 with
+    :func:`assocmem.sweeps.smallest_width` (gallop, bisect, then ``verify`` larger ``F`` must fail
+    too), and returns one less.
+
+    Parameters
+    ----------
+    build : callable
+        ``build() -> AssociativeMemory``, a fresh empty memory (same seed every time).
+    facts : FactSet
+        The ``F_max`` facts (:func:`table_facts`).
+    verify : int, default 2
+
+    Returns
+    -------
+    (int, bool, SearchResult)
+        ``F*`` (at least 1: one fact is always "stored"), whether it is censored (no ``F <= F_max``
+        failed, so the capacity is at least ``F_max``), and the search record.
+    """
+    def fails(F: int) -> float:
+        return float(recall(_fresh(build, first_facts(facts, F)), first_facts(facts, F)) < 1.0)
+
+    res = smallest_width(fails, lo=2, hi=facts.num_facts, target=1.0, verify=verify)
+    if res.m is None:
+        return facts.num_facts, True, res
+    return res.m - 1, False, res
+
+
+def pairs_at_error(build: Callable[[], AssociativeMemory], facts: FactSet, eps: float, *, verify: int = 2):
+    """The largest ``F`` with read error ``e(F) <= eps`` (0 if even one pair exceeds it).
+
+    The same search as :func:`capacity` on the predicate ``e(F) > eps``, over ``[1, F_max]``.
+
+    Returns
+    -------
+    (int, bool)
+        ``F_eps`` and whether it is censored (no ``F <= F_max`` exceeded ``eps``).
+
+    Raises
+    ------
+    ValueError
+        An ``eps`` that is not a finite real ``>= 0``.
+    """
+    eps = as_real(eps, "eps", minimum=0.0)
+
+    def exceeds(F: int) -> float:
+        sub = first_facts(facts, F)
+        return float(read_error(_fresh(build, sub), sub) > eps)
+
+    res = smallest_width(exceeds, lo=1, hi=facts.num_facts, target=1.0, verify=verify)
+    if res.m is None:
+        return facts.num_facts, True
+    return res.m - 1, False
+
+
+# --------------------------------------------------------------------------------------------
+# analysis of the sweep's rows
+
+
+def facts_at_budget(frame: pd.DataFrame, budget: float, d: int) -> pd.DataFrame:
+    """The most facts each memory stores with at most ``budget`` parameters.
+
+    For a memory of fixed size (the matrices, Hopfield) or with a size knob (MLPs, binary SDM):
+    the largest capacity ``F*`` over its rows with ``W <= budget``. For a memory whose parameters
+    grow with the pairs (caches, continuous SDM, modern Hopfield; ``W = F (d_k + d_v)``): it stores
+    its first ``F`` pairs for every ``F <= F*``, so it stores ``min(F*, floor(budget / 2d))``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of the ``memory_table`` sweep (columns ``memory, geometry, W, F_star, censored,
+        grows_with_pairs``).
+    budget : float
+        Parameters allowed.
+    d : int
+        The key and value width of the rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``memory, geometry, F, W, facts_per_param, at_least`` (``at_least``: the count is a lower
+        bound, the search was censored at ``F_max``); memories with no row under the budget are
+        left out.
+    """
+    budget = as_real(budget, "budget", minimum=0.0, strict_min=True)
+    rows = []
+    for (memory, geometry), g in frame.groupby(["memory", "geometry"], sort=False):
+        if bool(g["grows_with_pairs"].iloc[0]):
+            r = g.iloc[0]
+            F = int(min(int(r["F_star"]), math.floor(budget / (2 * d))))
+            if F < 1:
+                continue
+            rows.append({"memory": memory, "geometry": geometry, "F": F, "W": F * 2 * d,
+                         "at_least": bool(r["censored"]) and F == int(r["F_star"])})
+        else:
+            ok = g[g["W"] <= budget]
+            if ok.empty:
+                continue
+            r = ok.sort_values(["F_star", "W"], ascending=[False, True]).iloc[0]
+            rows.append({"memory": memory, "geometry": geometry, "F": int(r["F_star"]), "W": int(r["W"]),
+                         "at_least": bool(r["censored"])})
+    out = pd.DataFrame(rows, columns=["memory", "geometry", "F", "W", "at_least"])
+    out["facts_per_param"] = out["F"] / out["W"]
+    return out
+
+
+def bits_per_parameter(F, W) -> np.ndarray:
+    """Information stored per parameter, ``F log2 F / W`` (``V = F`` values; seed 001, Theorem 2.4).
+
+    The counting bound says a memory of ``W`` parameters at ``b`` bits each that stores every fact
+    set of ``F`` facts over ``F`` values has ``F log2 F <= b W``: this ratio cannot exceed ``b``.
+
+    Raises
+    ------
+    ValueError
+        ``F < 1`` or ``W <= 0`` anywhere.
+    """
+    F, W = np.asarray(F, dtype=float), np.asarray(W, dtype=float)
+    if np.any(F < 1) or np.any(W <= 0):
+        raise ValueError("need F >= 1 and W > 0")
+    return F * np.log2(F) / W

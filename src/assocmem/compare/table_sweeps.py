@@ -1,0 +1,251 @@
+"""The ``memory_table`` sweep: every memory of the book, measured by one harness (chapter 50).
+
+One grid point is one memory at one size on one geometry. At every point the harness
+(:mod:`assocmem.compare.harness`) draws the same fact set (it depends on ``d``, ``F_max``, the
+geometry and the base seed only, never on the memory), and measures
+
+``F_star``, ``censored``   the capacity: the largest ``F`` stored with 100 % argmax recall
+                           (``censored``: none up to ``F_max`` failed);
+``W``, ``num_bits``        parameters and their storage at ``F_star`` (they grow with ``F`` for the
+                           caches);
+``F_eps``                  the largest ``F`` with read error at most ``read_error_eps``
+                           (``F_eps_censored`` likewise);
+``error_at_capacity``      the read error at ``F_star``;
+``noise_<eps>``            recall at the capacity ``F_star`` (at least 2 facts) with queries
+                           ``k + eps u``: how much of what the memory can hold survives noise;
+``write_s``, ``read_s``    wall-clock seconds to write and read ``time_facts`` facts, the same
+                           number for every memory (machine-dependent);
+``clean_at_time_facts``    recall of those ``time_facts`` facts with clean queries;
+``n_evaluations``          memories built by the capacity search.
+
+Presets
+-------
+``quick``  ``d = 16``, ``F_max = 256``, MLP widths 4, 16, 64, SDM neurons 31, 124, 496 (see
+           :func:`sdm_neurons`); no gradient descent. Seconds.
+``cpu``    ``d = 32``, ``F_max = 2048``, MLP widths 4 to 256, SDM neurons 63 to 16128; gradient
+           descent at widths 4 and 8 with 2,000 epochs (the source's 10,000 cost minutes per
+           width on a CPU; recorded in ``notes``). Seven minutes of wall time on a shared two-core machine.
+``paper``  ``d = 64``, ``F_max = 8192``, wider grids, gradient descent with 10,000 epochs at every
+           width. A GPU or Ray job.
+
+References
+----------
+Seed 000, §7; seed 001, Sec. 4.3 and App. A.3.1; seed 002 and Bricken & Pehlevan (2021).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from assocmem._checks import as_int, as_real, seed_int
+from assocmem.compare.adapters import MEMORIES, MEMORY_INFO, make_memory
+from assocmem.compare.harness import (
+    GEOMETRIES,
+    capacity,
+    first_facts,
+    noisy_recall,
+    pairs_at_error,
+    read_error,
+    recall,
+    table_facts,
+    timed_recall,
+)
+from assocmem.devices import torch_threads
+from assocmem.sweeps.config import point_seed
+from assocmem.sweeps.registry import register_sweep
+
+__all__ = [
+    "TableConfig",
+    "TABLE_PRESETS",
+    "table_points",
+    "table_point",
+    "noise_column",
+    "sdm_neurons",
+    "load_table_results",
+]
+
+
+def noise_column(eps: float) -> str:
+    """The column of recall under query noise ``eps`` (``noise_0.1``)."""
+    return f"noise_{float(eps):g}"
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """Settings of the ``memory_table`` sweep.
+
+    Raises
+    ------
+    ValueError
+        On construction: unknown memories or geometries, ``d < 2``, ``F_max < 2``, sizes that are not
+        positive integers, a ``time_facts`` outside ``[2, F_max]``, a negative ``read_error_eps`` or
+        noise level, a ``spike_beta <= -1``, non-integer epochs or seed.
+    """
+
+    d: int  # key and value width
+    F_max: int  # facts drawn; capacities are searched in [2, F_max]
+    mlp_widths: tuple[int, ...]  # hidden widths m of the MLP memories
+    sdm_neurons: tuple[int, ...]  # neuron counts r of the binary SDM
+    memories: tuple[str, ...] = MEMORIES
+    geometries: tuple[str, ...] = GEOMETRIES
+    gd_widths: tuple[int, ...] = ()  # widths at which gradient descent is run (a subset of mlp_widths)
+    gd_epochs: int = 10000
+    spike_beta: float = 1.5
+    read_error_eps: float = 0.1
+    noise: tuple[float, ...] = (0.1, 0.3, 0.5)
+    time_facts: int = 8  # facts written for the time measurement
+    verify: int = 2
+    seed: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self):
+        as_int(self.d, "d", minimum=2)
+        as_int(self.F_max, "F_max", minimum=2)
+        bad = [m for m in self.memories if m not in MEMORY_INFO]
+        if bad or not self.memories:
+            raise ValueError(f"unknown memories {bad}; valid memories: {', '.join(MEMORIES)}")
+        bad = [g for g in self.geometries if g not in GEOMETRIES]
+        if bad or not self.geometries:
+            raise ValueError(f"unknown geometries {bad}; valid geometries: {', '.join(GEOMETRIES)}")
+        for name in ("mlp_widths", "sdm_neurons", "gd_widths"):
+            for s in getattr(self, name):
+                as_int(s, name, minimum=1)
+        as_int(self.gd_epochs, "gd_epochs", minimum=1)
+        as_real(self.spike_beta, "spike_beta", minimum=-1.0, strict_min=True)
+        as_real(self.read_error_eps, "read_error_eps", minimum=0.0)
+        for e in self.noise:
+            as_real(e, "noise", minimum=0.0)
+        as_int(self.time_facts, "time_facts", minimum=2)
+        if self.time_facts > self.F_max:
+            raise ValueError(f"time_facts = {self.time_facts} exceeds F_max = {self.F_max}")
+        as_int(self.verify, "verify", minimum=0)
+        seed_int(self.seed)
+
+
+def _sizes(config: TableConfig, memory: str) -> tuple:
+    knob = MEMORY_INFO[memory].size
+    if knob is None:
+        return (None,)
+    if memory == "mlp_gd":
+        return tuple(config.gd_widths)
+    return tuple(config.mlp_widths if knob == "m" else config.sdm_neurons)
+
+
+def table_points(config: TableConfig) -> list[dict]:
+    """The grid: ``{"memory", "geometry", "size"}`` per point (``size`` None for fixed-size memories)."""
+    return [{"memory": m, "geometry": g, "size": None if s is None else int(s)}
+            for m in config.memories for g in config.geometries for s in _sizes(config, m)]
+
+
+def _seed(config: TableConfig, what: str) -> int:
+    """The seed of the fact set, the spike direction or the query noise: one per ``(d, what)``,
+    shared by every memory (paired comparisons), distinct from each other and from the memories'."""
+    return point_seed(config, {"table": what, "d": config.d})
+
+
+def _builder(config: TableConfig, point: dict, device):
+    options = {"epochs": config.gd_epochs} if point["memory"] == "mlp_gd" else {}
+    seed = point_seed(config, point)
+
+    def build():
+        return make_memory(point["memory"], config.d, point["size"], seed, device=device, **options)
+
+    return build
+
+
+def table_point(config: TableConfig, point: dict, device) -> dict:
+    """Measure one memory at one size on one geometry (module docstring: the columns).
+
+    The fact set, its spike and the query noise depend on ``(d, F_max, geometry, seed)`` only, so
+    every memory of the same geometry sees the same facts and the same noisy queries. Runs on one CPU thread (the stored runs did: the same
+    arithmetic every time).
+    """
+    with torch_threads(1, device):
+        return _measure(config, point, device)
+
+
+def _measure(config: TableConfig, point: dict, device) -> dict:
+    info = MEMORY_INFO[point["memory"]]
+    facts = table_facts(config.d, config.F_max, point["geometry"], seed=_seed(config, "facts"),
+                        beta=config.spike_beta, spike_seed=_seed(config, "spike"))
+    build = _builder(config, point, device)
+    F_star, censored, search = capacity(build, facts, verify=config.verify)
+    at_cap = first_facts(facts, F_star)
+    memory = build().write(at_cap.keys, at_cap.targets)
+    F_eps, eps_censored = pairs_at_error(build, facts, config.read_error_eps, verify=config.verify)
+    loaded = first_facts(facts, max(F_star, 2))  # the noise is measured at the memory's own capacity
+    noisy = memory if F_star >= 2 else build().write(loaded.keys, loaded.targets)
+    write_s, read_s, clean = timed_recall(build, first_facts(facts, config.time_facts))
+    row = {
+        "W": memory.num_parameters,
+        "num_bits": memory.num_bits,
+        "F_star": F_star,
+        "censored": censored,
+        "F_eps": F_eps,
+        "F_eps_censored": eps_censored,
+        "error_at_capacity": read_error(memory, at_cap),
+        "clean_at_time_facts": clean,
+        **{noise_column(e): noisy_recall(noisy, loaded, e, seed=_seed(config, "noise")) for e in config.noise},
+        "write_s": write_s,
+        "read_s": read_s,
+        "n_evaluations": search.n_evaluations,
+        "monotone_violations": len(search.monotone_violations),
+        "part": info.part,
+        "grows_with_pairs": info.grows_with_pairs,
+        "d": config.d,
+    }
+    if F_star > 1 and recall(memory, at_cap) < 1.0:  # the search's answer was evaluated and stored its facts
+        raise RuntimeError(f"{point}: the memory at F* = {F_star} does not store its facts")
+    return row
+
+
+def sdm_neurons(d: int, count: int) -> tuple[int, ...]:
+    """Neuron counts ``r_k = floor(((2d)^2 - 1) / (2d + 1)) 4^k``, ``k < count``: a binary SDM on
+    ``d``-bit addresses with ``d``-wide contents then has ``W = r (2d + 1)`` just below the budgets
+    ``(2d)^2 4^k`` at which chapter 50 compares memories (``(2d)^2`` is the Hopfield network's size).
+
+    Raises
+    ------
+    ValueError
+        ``d`` or ``count`` not a positive integer.
+    """
+    d, count = as_int(d, "d", minimum=1), as_int(count, "count", minimum=1)
+    base = ((2 * d) ** 2 - 1) // (2 * d + 1)
+    return tuple(base * 4**k for k in range(count))
+
+
+TABLE_PRESETS = {
+    "quick": TableConfig(d=16, F_max=256, mlp_widths=(4, 16, 64), sdm_neurons=sdm_neurons(16, 3), time_facts=16,
+                         memories=tuple(m for m in MEMORIES if m != "mlp_gd"),
+                         notes=("gradient descent not run (minutes per width)",)),
+    "cpu": TableConfig(d=32, F_max=2048, mlp_widths=(4, 8, 16, 32, 64, 128, 256),
+                       sdm_neurons=sdm_neurons(32, 5), gd_widths=(4, 8), gd_epochs=2000, time_facts=64,
+                       notes=("gradient descent at widths 4 and 8 only, 2,000 epochs (the source's 10,000 "
+                              "take minutes per width on a CPU)",)),
+    "paper": TableConfig(d=64, F_max=8192, mlp_widths=(4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048),
+                         sdm_neurons=sdm_neurons(64, 5), gd_widths=(8, 32, 128, 512),
+                         time_facts=256),
+}
+
+register_sweep(
+    "memory_table",
+    config_type=TableConfig,
+    presets=TABLE_PRESETS,
+    points=table_points,
+    run_point=table_point,
+    description="every memory of the book on the same fact sets: capacity at 100 % argmax recall, read "
+                "error, query noise, time (chapter 50)",
+)
+
+
+def load_table_results(presets=("paper", "cpu"), results_dir=None):
+    """The stored results of the largest preset that has been run: ``(preset, frame)``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If none of them is stored.
+    """
+    from assocmem.sweeps.store import load_largest_results
+
+    return load_largest_results("memory_table", presets, results_dir)

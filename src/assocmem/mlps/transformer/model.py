@@ -1,0 +1,415 @@
+"""The one-layer, one-head SSFR Transformer of seed 001 (App. A.1.2), as a ``torch.nn.Module``.
+
+Architecture, for tokens ``t_1 .. t_T`` with frozen tied embeddings ``e_t`` (unit rows):
+
+1. ``h_t = RMSNorm(e_t) = e_t / sqrt(mean(e_t^2) + eps)`` (no gain; the authors' norm has none);
+2. one causal attention head without positional encoding, scale ``1/sqrt(d)``:
+   ``a_{s,t} = softmax_t(<W_Q h_s, W_K h_t> / sqrt(d))`` over ``t <= s`` and
+   ``o_s = W_O W_V sum_t a_{s,t} h_t``; ``W_V = W_O = I`` frozen by default (App. A.4.3: "freeze
+   the value and output projections to identity matrices");
+3. optional residual ``z_s = e_s + o_s`` (off by default, App. A.4.3), else ``z_s = o_s``;
+4. projection to the sphere ``u_s = z_s / ||z_s||`` (the "unit-RMSNorm"): the MLP's input;
+5. the MLP, **no MLP residual**: ``y_s = MLP(u_s)``;
+6. projection to the sphere again and tied read-out: ``logits = (y / ||y||) E_fact^T``.
+
+Read-out over the fact tokens. The logits are taken against the ``F`` fact-token rows only,
+``(B, F)``, not the whole vocabulary as in the authors' code: the targets are always fact tokens,
+and decoding over the fact rows is exactly the argmax of Definition 2.1 that the standalone MLP's
+accuracy and margins use (:mod:`assocmem.mlps.margins.decoding`), so Transformer and MLP accuracy
+are measured over the same candidates. A junk or query row can never win the argmax here; in the
+authors' read-out one could, which can only lower their accuracy.
+
+Only the query position matters for SSFR (the loss is taken at ``Q``), so :meth:`forward`,
+:meth:`mlp_input` and :meth:`attention_weights` compute attention for the *last* position only:
+its query against every key, one softmax over ``T`` scores and one weighted sum, with the
+embeddings gathered from the precomputed normalised table. This equals the full causal forward at
+the last position (the last row of a causal mask hides nothing), which :meth:`attention_pattern`
+and :meth:`attention_outputs` compute for every position (tests check that both agree).
+
+References
+----------
+Seed 001, App. A.1.2 (Transformer setups: frozen embeddings shared with the MLP, no positional
+encoding, RMSNorm before attention, unit-RMSNorm before the MLP and the output), App. A.4.3
+(attention residual off, ``W_V``, ``W_O`` frozen to the identity for the fact-adaptive criterion).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as Fn
+
+from assocmem._checks import as_bool, as_int, as_real, seed_int
+from assocmem.devices import resolve_device
+from assocmem.dtypes import check_float_dtype
+from assocmem.mlps.transformer.ssfr import SSFRTask, check_embedding
+
+__all__ = [
+    "TransformerConfig",
+    "CausalAttention",
+    "IdentityMLP",
+    "SSFRTransformer",
+    "check_tokens",
+    "CHUNK_ENTRIES",
+]
+
+#: Entries of the largest ``(rows, width)`` intermediate an evaluation chunk may hold (2^24: 128 MiB
+#: of float64), see :meth:`SSFRTransformer.chunk_rows`.
+CHUNK_ENTRIES = 1 << 24
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """Settings of :class:`SSFRTransformer`.
+
+    Attributes
+    ----------
+    d : int
+        Model (embedding) width, ``>= 2``.
+    attention_residual : bool, default False
+        Add the token's embedding to the attention output (``z = e + o``). Off for the capacity
+        sweeps with the fact-adaptive criterion (App. A.4.3); the authors' pretraining keeps it.
+    freeze_value_output : bool, default True
+        ``W_V`` and ``W_O`` fixed to the identity (App. A.4.3). When False they are trained,
+        starting from the identity (the authors draw them ``N(0, 0.02^2)``).
+    dtype : torch.dtype, default torch.float32
+        Dtype of the embeddings and attention weights (float32 or float64).
+    norm_eps : float, default 1e-6
+        ``eps`` of the RMSNorm and floor of the norm in the projections to the sphere.
+    init_std : float, default 0.02
+        ``W_Q`` and ``W_K`` start i.i.d. ``N(0, init_std^2)`` (GPT-2's initialisation, as the
+        authors' code).
+    device : str or torch.device, default "auto"
+        Where the model lives (:func:`assocmem.devices.resolve_device`).
+
+    Raises
+    ------
+    ValueError
+        On construction: ``d < 2``, flags that are not bools, a dtype other than float32 /
+        float64, or an ``eps`` / ``init_std`` that is not a finite real ``> 0`` (``eps >= 0``).
+    """
+
+    d: int
+    attention_residual: bool = False
+    freeze_value_output: bool = True
+    dtype: torch.dtype = torch.float32
+    norm_eps: float = 1e-6
+    init_std: float = 0.02
+    device: str | torch.device = "auto"
+
+    def __post_init__(self) -> None:
+        as_int(self.d, "d", minimum=2)
+        as_bool(self.attention_residual, "attention_residual")
+        as_bool(self.freeze_value_output, "freeze_value_output")
+        check_float_dtype(self.dtype)
+        as_real(self.norm_eps, "norm_eps", minimum=0.0)
+        as_real(self.init_std, "init_std", minimum=0.0, strict_min=True)
+
+
+class IdentityMLP(nn.Module):
+    """The identity map ``R^d -> R^d``: the "MLP" of the attention-only pretraining (App. A.1.2)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x
+
+    @property
+    def num_parameters(self) -> int:
+        """0: the identity has no parameters."""
+        return 0
+
+
+class CausalAttention(nn.Module):
+    """One causal attention head without positional encoding on normalised embeddings ``h``.
+
+    Parameters
+    ----------
+    d : int
+    freeze_value_output : bool
+        ``W_V = W_O = I``, not trained.
+    init_std : float
+    generator : torch.Generator
+        CPU generator for ``W_Q`` then ``W_K`` (float64 draws, cast to ``dtype``).
+    dtype : torch.dtype
+
+    Attributes
+    ----------
+    W_Q, W_K, W_V, W_O : torch.nn.Parameter, shape ``(d, d)``
+        ``q = W_Q h`` (rows act on the right: ``q = h @ W_Q.T``).
+    """
+
+    def __init__(self, d: int, freeze_value_output: bool, init_std: float, generator: torch.Generator,
+                 dtype: torch.dtype) -> None:
+        super().__init__()
+        draw = lambda: (torch.randn(d, d, generator=generator, dtype=torch.float64) * init_std).to(dtype)
+        self.W_Q = nn.Parameter(draw())  # (d, d)
+        self.W_K = nn.Parameter(draw())  # (d, d)
+        eye = torch.eye(d, dtype=dtype)
+        self.W_V = nn.Parameter(eye.clone(), requires_grad=not freeze_value_output)  # (d, d)
+        self.W_O = nn.Parameter(eye.clone(), requires_grad=not freeze_value_output)  # (d, d)
+        self.scale = 1.0 / math.sqrt(d)
+        #: ``W_V = W_O = I`` frozen: the fast path skips them (edit them only with this flag off)
+        self.frozen_identity = bool(freeze_value_output)
+
+    def at_last(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Attention of the last position only: ``(o_T (B, d), a_T (B, T))`` from ``h`` ``(B, T, d)``.
+
+        ``<W_Q h_T, W_K h_t> = <h_t, W_K^T W_Q h_T>``, so the keys are never projected: one
+        ``(B, d)`` vector meets the ``T`` embeddings in one batched product.
+        """
+        q = h[:, -1] @ self.W_Q.T  # (B, d)
+        kq = q @ self.W_K  # (B, d) = W_K^T q
+        # broadcast-and-reduce, not bmm: for T x d blocks this small it is several times faster
+        scores = (h * kq.unsqueeze(1)).sum(dim=-1) * self.scale  # (B, T)
+        a = torch.softmax(scores, dim=-1)  # (B, T)
+        mixed = (a.unsqueeze(2) * h).sum(dim=1)  # (B, d)
+        if self.frozen_identity:  # W_V = W_O = I: nothing to apply
+            return mixed, a
+        return mixed @ self.W_V.T @ self.W_O.T, a
+
+    def full(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The causal forward at every position: ``(o (B, T, d), a (B, T, T))``; ``a[b, s, t] = 0``
+        for ``t > s``."""
+        T = h.shape[1]
+        q = h @ self.W_Q.T  # (B, T, d)
+        k = h @ self.W_K.T  # (B, T, d)
+        v = h @ self.W_V.T  # (B, T, d)
+        scores = q @ k.transpose(1, 2) * self.scale  # (B, T, T)
+        future = torch.ones(T, T, dtype=torch.bool, device=h.device).triu(1)
+        a = torch.softmax(scores.masked_fill(future, -math.inf), dim=-1)  # (B, T, T)
+        return (a @ v) @ self.W_O.T, a
+
+
+def check_tokens(tokens, task: SSFRTask) -> torch.Tensor:
+    """``tokens`` checked: an integer tensor ``(B, T)``, ``B, T >= 1``, ids in ``[0, vocab_size)``.
+
+    Raises
+    ------
+    ValueError
+        Not a tensor, not an integer dtype, not 2-D, empty, or an id out of range.
+    """
+    if not isinstance(tokens, torch.Tensor):
+        raise ValueError(f"tokens must be a torch.Tensor; got {type(tokens).__name__}")
+    if tokens.is_floating_point() or tokens.is_complex() or tokens.dtype == torch.bool:
+        raise ValueError(f"tokens must be an integer tensor; got {tokens.dtype}")
+    if tokens.dim() != 2 or tokens.shape[0] == 0 or tokens.shape[1] == 0:
+        raise ValueError(f"tokens must have shape (B, T) with B, T >= 1; got {tuple(tokens.shape)}")
+    lo, hi = int(tokens.min()), int(tokens.max())
+    if lo < 0 or hi >= task.vocab_size:
+        raise ValueError(f"token ids must lie in [0, vocab_size) = [0, {task.vocab_size}); got range [{lo}, {hi}]")
+    return tokens.to(torch.int64)
+
+
+def _check_mlp(mlp, d: int, device: torch.device, dtype: torch.dtype) -> nn.Module:
+    """``mlp`` checked to be a module mapping ``(n, d)`` to ``(n, d)``; frozen and moved in place."""
+    if not isinstance(mlp, nn.Module):
+        raise ValueError(f"mlp must be a torch.nn.Module; got {type(mlp).__name__}")
+    width = getattr(getattr(mlp, "config", None), "d", None)
+    if width is not None and width != d:
+        raise ValueError(f"the MLP's input width is {width}; the Transformer's width is d = {d}")
+    mlp.requires_grad_(False)
+    mlp.to(device)
+    probe = torch.eye(2, d, dtype=dtype, device=device)  # (2, d)
+    try:
+        with torch.no_grad():
+            out = mlp(probe)
+    except (ValueError, RuntimeError) as exc:
+        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}; it fails on a (2, {d}) input: {exc}") from None
+    if not isinstance(out, torch.Tensor) or out.shape != (2, d):
+        shape = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
+        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}: a (2, {d}) input gave {shape}")
+    return mlp
+
+
+class SSFRTransformer(nn.Module):
+    """One-layer, one-head Transformer for SSFR with a frozen, swappable MLP (seed 001, App. A.1.2).
+
+    See the module docstring for the architecture. Only the attention weights are trainable
+    (:meth:`attention_parameters`); the embeddings are frozen buffers and the MLP is frozen.
+
+    Parameters
+    ----------
+    config : TransformerConfig
+    embedding : torch.Tensor, shape ``(vocab_size, d)``
+        The frozen tied token embeddings (:func:`~assocmem.mlps.transformer.ssfr.embedding_table`),
+        cast to ``config.dtype``; fact rows first.
+    mlp : torch.nn.Module, optional
+        Maps ``(n, d) -> (n, d)``. ``None`` inserts :class:`IdentityMLP`. The module is frozen
+        (``requires_grad_(False)``) and moved to the model's device *in place*; it keeps its own
+        dtype (its input is cast to it, its output back to ``config.dtype``).
+    task : SSFRTask
+        Keyword-only, required: gives ``F`` (the read-out rows) and the vocabulary.
+    seed : int, default 0
+        Seed of ``W_Q`` and ``W_K`` (drawn on the CPU in float64, then cast).
+    attention : CausalAttention, optional
+        Share an existing attention module instead of drawing one (what :meth:`with_mlp` does).
+
+    Raises
+    ------
+    ValueError
+        A config that is not a TransformerConfig, a table of the wrong shape (its row count must be
+        ``task.vocab_size``, its width ``config.d``) or with non-finite entries, an MLP that does
+        not map ``R^d -> R^d``, or a non-integer seed.
+    """
+
+    def __init__(self, config: TransformerConfig, embedding: torch.Tensor, mlp: nn.Module | None = None, *,
+                 task: SSFRTask, seed: int = 0, attention: CausalAttention | None = None) -> None:
+        super().__init__()
+        if not isinstance(config, TransformerConfig):
+            raise ValueError(f"config must be a TransformerConfig; got {type(config).__name__}")
+        if not isinstance(task, SSFRTask):
+            raise ValueError(f"task must be an SSFRTask; got {type(task).__name__}")
+        E = check_embedding(embedding, task, config.d)
+        self.config, self.task = config, task
+        dev = resolve_device(config.device)
+        E = E.to(device=dev, dtype=config.dtype)
+        self.register_buffer("embedding", E, persistent=True)  # (vocab, d)
+        self.register_buffer("normed", Fn.rms_norm(E, (config.d,), eps=config.norm_eps))  # (vocab, d)
+        if attention is None:
+            gen = torch.Generator(device="cpu").manual_seed(seed_int(seed))
+            attention = CausalAttention(config.d, config.freeze_value_output, config.init_std, gen, config.dtype)
+            attention.to(dev)
+        self.attention = attention
+        self.mlp = _check_mlp(IdentityMLP() if mlp is None else mlp, config.d, dev, config.dtype)
+
+    # ------------------------------------------------------------------ the query position
+
+    def _block(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(u (B, d), a (B, T))``: the MLP input and the attention weights at the last position."""
+        h = Fn.embedding(tokens, self.normed)  # (B, T, d), frozen: no gradient to the table
+        o, a = self.attention.at_last(h)
+        if self.config.attention_residual:
+            o = o + Fn.embedding(tokens[:, -1], self.embedding)
+        return Fn.normalize(o, dim=-1, eps=self.config.norm_eps), a
+
+    def _logits(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits ``(B, F)`` at the last position, without input checks (the training loop's path)."""
+        u, _ = self._block(tokens)
+        y = self.mlp(u).to(self.config.dtype)  # (B, d)
+        y = Fn.normalize(y, dim=-1, eps=self.config.norm_eps)
+        return y @ self.embedding[: self.task.num_facts].T  # (B, F)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Logits over the ``F`` fact tokens at the query (last) position.
+
+        Parameters
+        ----------
+        tokens : torch.Tensor, shape ``(B, T)``, integer
+            Ids in ``[0, vocab_size)``; SSFR sequences have ``T = 2J + 2`` and end with ``Q``.
+
+        Returns
+        -------
+        torch.Tensor, shape ``(B, F)``, ``config.dtype``
+            ``<unit(MLP(u)), e_j>`` for every fact token ``j``: cosines, in ``[-1, 1]``.
+
+        Raises
+        ------
+        ValueError
+            Tokens that are not an integer ``(B, T)`` tensor with ids in range.
+        """
+        return self._logits(check_tokens(tokens, self.task).to(self.embedding.device))
+
+    def mlp_input(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The MLP's input at the query position: ``u = z / ||z||``, shape ``(B, d)`` (unit rows).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`forward`.
+        """
+        return self._block(check_tokens(tokens, self.task).to(self.embedding.device))[0]
+
+    def attention_weights(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Attention weights of the query (last) position over every position, ``(B, T)``.
+
+        Rows sum to 1. Equal to ``attention_pattern(tokens)[:, -1]``.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`forward`.
+        """
+        return self._block(check_tokens(tokens, self.task).to(self.embedding.device))[1]
+
+    # ------------------------------------------------------------------ every position
+
+    def attention_pattern(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The full causal attention matrix ``a[b, s, t]``, shape ``(B, T, T)``; zero above the diagonal.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`forward`.
+        """
+        tokens = check_tokens(tokens, self.task).to(self.embedding.device)
+        return self.attention.full(Fn.embedding(tokens, self.normed))[1]
+
+    def attention_outputs(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The attention layer's output ``o_s`` at every position (before residual and norm), ``(B, T, d)``.
+
+        Position ``s`` depends on tokens ``1 .. s`` only (causal mask).
+
+        Raises
+        ------
+        ValueError
+            As :meth:`forward`.
+        """
+        tokens = check_tokens(tokens, self.task).to(self.embedding.device)
+        return self.attention.full(Fn.embedding(tokens, self.normed))[0]
+
+    def query_attention_output(self, tokens: torch.Tensor) -> torch.Tensor:
+        """``o_T``, the attention output at the last position by the fast path, ``(B, d)``.
+
+        Equal to ``attention_outputs(tokens)[:, -1]``.
+        """
+        tokens = check_tokens(tokens, self.task).to(self.embedding.device)
+        return self.attention.at_last(Fn.embedding(tokens, self.normed))[0]
+
+    # ------------------------------------------------------------------ parameters and swaps
+
+    def attention_parameters(self) -> list[nn.Parameter]:
+        """The trainable parameters: ``W_Q``, ``W_K`` (and ``W_V``, ``W_O`` when not frozen)."""
+        return [p for p in self.attention.parameters() if p.requires_grad]
+
+    def with_mlp(self, mlp: nn.Module | None) -> "SSFRTransformer":
+        """A model that *shares* this one's attention module and embeddings, with another MLP.
+
+        The fact-adaptive swap of App. A.4.3: no attention weight is copied or changed (the two
+        models hold the same :class:`CausalAttention` object; training one trains both).
+
+        Raises
+        ------
+        ValueError
+            An MLP that does not map ``R^d -> R^d``.
+        """
+        return SSFRTransformer(self.config, self.embedding, mlp, task=self.task, attention=self.attention)
+
+    @property
+    def num_mlp_parameters(self) -> int:
+        """The MLP's parameter count: its ``num_parameters`` if it has one (``3 m d`` for the book's
+        MLPs), else the number of entries of its parameters."""
+        n = getattr(self.mlp, "num_parameters", None)
+        return int(n) if n is not None else sum(p.numel() for p in self.mlp.parameters())
+
+    def chunk_rows(self, n: int) -> int:
+        """Rows per evaluation chunk of ``n`` sequences, so that no ``(rows, width)`` intermediate
+        exceeds :data:`CHUNK_ENTRIES` entries; the width is the largest of the MLP's hidden width
+        (``config.m``, or the rows of ``W_up``), ``F`` and ``T d``."""
+        hidden = getattr(getattr(self.mlp, "config", None), "m", None)
+        if hidden is None and hasattr(self.mlp, "W_up"):
+            hidden = self.mlp.W_up.shape[0]
+        width = max(int(hidden or 1), self.task.num_facts, self.task.seq_len * self.config.d)
+        return max(1, min(int(n), CHUNK_ENTRIES // width))
+
+    @property
+    def device(self) -> torch.device:
+        """The device of the embeddings and attention weights."""
+        return self.embedding.device
+
+    def extra_repr(self) -> str:
+        c, t = self.config, self.task
+        return (f"d={c.d}, F={t.num_facts}, V_J={t.junk_vocab}, J={t.junk_length}, "
+                f"attention_residual={c.attention_residual}, freeze_value_output={c.freeze_value_output}, "
+                f"dtype={c.dtype}")

@@ -1,0 +1,279 @@
+"""Training the attention of the SSFR Transformer around a frozen MLP: the two protocols of App. A.1.2.
+
+* **Pretrained attention** (:func:`pretrained_attention`): attention alone is trained on a
+  *dummy* SSFR task with the identity map and the identity "MLP", so that it learns to fetch the
+  key past the junk; it is then frozen and an MLP built for a fresh random-permutation fact set
+  is swapped in (:meth:`~assocmem.mlps.transformer.model.SSFRTransformer.with_mlp`).
+* **Inserted MLP** (:func:`inserted_mlp`): a frozen MLP storing the fact set is inserted first and
+  the attention is trained around it on SSFR with that fact set.
+
+Optimiser: AdamW (the fused kernel on CPU and CUDA) with learning rate ``2e-4``, betas
+``(0.9, 0.999)``, weight decay ``0.1`` on the attention matrices, constant learning rate (no
+warm-up, no schedule, as in the authors' code), one fresh batch per step; the loss is the
+cross-entropy at the query position over the ``F`` fact tokens. The logits are cosines in
+``[-1, 1]`` (no temperature, as in the authors' code), so the loss cannot fall below
+``log(e + (F - 1) e^{-1}) - 1`` even at 100 % accuracy: judge training by accuracy
+(:attr:`TrainResult.batch_accuracy`, :mod:`~assocmem.mlps.transformer.evaluation`), not by the
+loss alone. The seed trains 4,000-10,000 steps of batch 1,280; the book's CPU presets use fewer and
+say so. Training runs in the model's dtype (float32 by default); ``torch.set_num_threads`` is left
+to the caller.
+
+Determinism. The attention weights are drawn from a CPU generator seeded with
+``seed_stream(seed, 0)`` and the batches from one seeded with ``seed_stream(seed, 1)``
+(independent streams of one seed), so a seed gives the same run on the CPU.
+
+References
+----------
+Seed 001, App. A.1.2 (AdamW, ``2e-4``, batch 1,280, 4,000 iterations; the two protocols),
+A.4.1 (the noise sweep uses the pretrained-attention setting), A.4.3 (the inserted-MLP setting).
+Weight decay 0.1: the shared reference notes (REFERENCE.md, SSFR).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as Fn
+
+from assocmem._checks import as_real, positive_int, seed_int
+from assocmem.mlps.transformer.model import SSFRTransformer, TransformerConfig
+from assocmem.mlps.transformer.ssfr import SSFRTask, _sample, check_embedding, check_mapping, identity_map
+
+__all__ = [
+    "TrainConfig",
+    "TrainResult",
+    "seed_stream",
+    "train_attention",
+    "pretrained_attention",
+    "inserted_mlp",
+]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Settings of :func:`train_attention`.
+
+    Attributes
+    ----------
+    steps : int
+        Optimiser steps (one fresh batch each), ``>= 1``.
+    batch_size : int
+        Sequences per step (the seed uses 1,280).
+    lr : float, default 2e-4
+    weight_decay : float, default 0.1
+        AdamW's decoupled weight decay on the attention matrices.
+    seed : int, default 0
+        Seeds the attention's initialisation and the batches (:func:`seed_stream`).
+    betas : tuple of float, default (0.9, 0.999)
+
+    Raises
+    ------
+    ValueError
+        On construction: ``steps`` or ``batch_size`` not a positive integer, an ``lr`` that is not
+        a finite real ``> 0``, a negative ``weight_decay``, betas outside ``[0, 1)`` or a
+        non-integer seed.
+    """
+
+    steps: int
+    batch_size: int
+    lr: float = 2e-4
+    weight_decay: float = 0.1
+    seed: int = 0
+    betas: tuple[float, float] = field(default=(0.9, 0.999))
+
+    def __post_init__(self) -> None:
+        positive_int("steps", self.steps)
+        positive_int("batch_size", self.batch_size)
+        as_real(self.lr, "lr", minimum=0.0, strict_min=True)
+        as_real(self.weight_decay, "weight_decay", minimum=0.0)
+        seed_int(self.seed)
+        if len(self.betas) != 2:
+            raise ValueError(f"betas must be two numbers; got {self.betas!r}")
+        for b in self.betas:
+            as_real(b, "beta", minimum=0.0, maximum=1.0)
+            if b >= 1.0:
+                raise ValueError(f"betas must lie in [0, 1); got {self.betas!r}")
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train_attention` returns (the model is trained in place).
+
+    Attributes
+    ----------
+    losses : numpy.ndarray, shape ``(steps,)``, float64
+        The cross-entropy of every step's batch (before the step's update).
+    batch_accuracy : numpy.ndarray, shape ``(steps,)``, float64
+        The fraction of every step's batch predicted correctly (argmax over the fact tokens).
+    steps : int
+    """
+
+    losses: np.ndarray
+    batch_accuracy: np.ndarray
+    steps: int
+
+    @property
+    def final_loss(self) -> float:
+        """The loss of the last step."""
+        return float(self.losses[-1])
+
+
+def seed_stream(seed: int, stream: int) -> int:
+    """An integer seed for stream ``stream`` of ``seed`` (numpy ``SeedSequence``; streams independent).
+
+    Raises
+    ------
+    ValueError
+        A seed that is not an integer ``>= 0`` (``SeedSequence`` needs non-negative entropy).
+    """
+    seed = seed_int(seed)
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0; got {seed}")
+    return int(np.random.SeedSequence([seed, int(stream)]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tensor, config: TrainConfig) -> TrainResult:
+    """Train the attention of ``model`` on SSFR with ``mapping``; the MLP and embeddings stay frozen.
+
+    Each step draws a batch (as :func:`~assocmem.mlps.transformer.ssfr.ssfr_batch`), computes the
+    logits at the query position only, and takes one AdamW step on the cross-entropy against the
+    value tokens. Losses are kept on the device and read once at the end.
+
+    Parameters
+    ----------
+    model : SSFRTransformer
+        Trained in place (its :meth:`~SSFRTransformer.attention_parameters`).
+    task : SSFRTask
+        Must be the model's task.
+    mapping : torch.Tensor, shape ``(F,)``
+        A permutation of ``[F]``: the fact set the targets come from.
+    config : TrainConfig
+
+    Returns
+    -------
+    TrainResult
+
+    Raises
+    ------
+    ValueError
+        Not an SSFRTransformer, a task other than the model's, a map that is not a permutation of
+        ``[F]``, a model without trainable parameters, or a loss that becomes non-finite.
+
+    References
+    ----------
+    Seed 001, App. A.1.2.
+    """
+    if not isinstance(model, SSFRTransformer):
+        raise ValueError(f"model must be an SSFRTransformer; got {type(model).__name__}")
+    if not isinstance(config, TrainConfig):
+        raise ValueError(f"config must be a TrainConfig; got {type(config).__name__}")
+    if task != model.task:
+        raise ValueError(f"task {task} is not the model's task {model.task}")
+    f = check_mapping(mapping, task).cpu()
+    params = model.attention_parameters()
+    if not params:
+        raise ValueError("the model has no trainable attention parameter")
+    dev = model.device
+    # the fused kernel (CPU and CUDA): one call per step instead of a dozen small ones
+    fused = {"fused": True} if dev.type in ("cpu", "cuda") else {}
+    opt = torch.optim.AdamW(params, lr=config.lr, betas=tuple(config.betas), weight_decay=config.weight_decay,
+                            **fused)
+    gen = torch.Generator(device="cpu").manual_seed(seed_stream(config.seed, 1))
+    losses = torch.empty(config.steps, dtype=torch.float64, device=dev)
+    hits = torch.empty(config.steps, dtype=torch.float64, device=dev)
+    was_training = model.training
+    model.train()
+    for step in range(config.steps):
+        batch = _sample(task, f, config.batch_size, gen).to(dev)  # = ssfr_batch, checked once above
+        logits = model._logits(batch.tokens)  # (B, F)
+        loss = Fn.cross_entropy(logits, batch.targets)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        with torch.no_grad():
+            losses[step] = loss.detach()
+            hits[step] = (logits.argmax(dim=1) == batch.targets).double().mean()
+    model.train(was_training)
+    out = losses.cpu().numpy()
+    if not np.isfinite(out).all():
+        first = int(np.flatnonzero(~np.isfinite(out))[0])
+        raise ValueError(f"training diverged: the loss is not finite at step {first} (lr = {config.lr:g}); lower lr")
+    return TrainResult(losses=out, batch_accuracy=hits.cpu().numpy(), steps=config.steps)
+
+
+def _new_model(task, embedding, mlp, model_config, train_config) -> SSFRTransformer:
+    if not isinstance(model_config, TransformerConfig):
+        raise ValueError(f"model_config must be a TransformerConfig; got {type(model_config).__name__}")
+    if not isinstance(train_config, TrainConfig):
+        raise ValueError(f"train_config must be a TrainConfig; got {type(train_config).__name__}")
+    check_embedding(embedding, task, model_config.d)
+    return SSFRTransformer(model_config, embedding, mlp, task=task, seed=seed_stream(train_config.seed, 0))
+
+
+def pretrained_attention(task: SSFRTask, embedding: torch.Tensor, model_config: TransformerConfig,
+                         train_config: TrainConfig, *, return_result: bool = False):
+    """Attention trained alone on the dummy SSFR task (identity map, :class:`IdentityMLP`).
+
+    The "pretrained attention" protocol of App. A.1.2, first half: afterwards swap in a fact-storing
+    MLP with :meth:`~SSFRTransformer.with_mlp` (the attention is not trained again).
+
+    Parameters
+    ----------
+    task : SSFRTask
+    embedding : torch.Tensor, shape ``(vocab_size, d)``
+    model_config : TransformerConfig
+    train_config : TrainConfig
+    return_result : bool, default False
+        Also return the :class:`TrainResult`.
+
+    Returns
+    -------
+    SSFRTransformer, or (SSFRTransformer, TrainResult)
+        With the identity MLP.
+
+    Raises
+    ------
+    ValueError
+        A table whose row count is not ``task.vocab_size`` or whose width is not ``model_config.d``,
+        configs of the wrong type, or what :func:`train_attention` rejects.
+    """
+    model = _new_model(task, embedding, None, model_config, train_config)
+    result = train_attention(model, task, identity_map(task), train_config)
+    return (model, result) if return_result else model
+
+
+def inserted_mlp(task: SSFRTask, embedding: torch.Tensor, mlp: nn.Module, mapping: torch.Tensor,
+                 model_config: TransformerConfig, train_config: TrainConfig, *, return_result: bool = False):
+    """A Transformer with ``mlp`` inserted frozen and its attention trained around it on ``mapping``.
+
+    The "inserted MLP" protocol of App. A.1.2 (used by the capacity sweeps, App. A.4.3).
+
+    Parameters
+    ----------
+    task : SSFRTask
+    embedding : torch.Tensor, shape ``(vocab_size, d)``
+    mlp : torch.nn.Module
+        Maps ``R^d -> R^d``; frozen and moved to the model's device in place.
+    mapping : torch.Tensor, shape ``(F,)``
+        The permutation the MLP stores.
+    model_config : TransformerConfig
+    train_config : TrainConfig
+    return_result : bool, default False
+
+    Returns
+    -------
+    SSFRTransformer, or (SSFRTransformer, TrainResult)
+
+    Raises
+    ------
+    ValueError
+        As :func:`pretrained_attention`, or an MLP whose input/output width is not ``d``.
+    """
+    if mlp is None:
+        raise ValueError("mlp must be a torch.nn.Module mapping R^d -> R^d; got None")
+    model = _new_model(task, embedding, mlp, model_config, train_config)
+    result = train_attention(model, task, mapping, train_config)
+    return (model, result) if return_result else model

@@ -1,0 +1,66 @@
+"""The ``memory_table`` sweep: its grid, one point, the presets and their bad settings."""
+
+import dataclasses
+
+import pytest
+
+from assocmem.compare import table_sweeps as T
+from assocmem.compare.adapters import MEMORIES
+from assocmem.sweeps import get_sweep
+
+
+def test_registered_with_presets():
+    sweep = get_sweep("memory_table")
+    assert set(sweep.presets) >= {"quick", "cpu", "paper"}
+    assert "mlp_gd" not in T.TABLE_PRESETS["quick"].memories
+    assert set(T.TABLE_PRESETS["cpu"].memories) == set(MEMORIES)
+
+
+def test_grid_has_one_point_per_memory_size_and_geometry():
+    cfg = T.TABLE_PRESETS["cpu"]
+    grid = T.table_points(cfg)
+    per = {m: sum(p["memory"] == m for p in grid) for m in MEMORIES}
+    assert per["outer_product"] == 2 and per["mlp_whitened"] == 2 * len(cfg.mlp_widths)
+    assert per["mlp_gd"] == 2 * len(cfg.gd_widths) and per["binary_sdm"] == 2 * len(cfg.sdm_neurons)
+    assert all(p["size"] is None for p in grid if p["memory"] == "hopfield")
+
+
+def test_one_point_measures_every_column():
+    cfg = dataclasses.replace(T.TABLE_PRESETS["quick"], d=8, F_max=32, time_facts=4, noise=(0.0, 0.5))
+    row = T.table_point(cfg, {"memory": "least_squares", "geometry": "isotropic", "size": None}, "cpu")
+    assert row["W"] == 64 and row["num_bits"] == 64 * 64 and row["F_star"] >= 8 and not row["censored"]
+    assert row["F_eps"] >= 8  # exact up to d_k = 8 (seed 000 §6); e_ls(9) = 1/9 is near the 0.1 allowed
+    assert row[T.noise_column(0.0)] == 1.0 and 0.0 <= row[T.noise_column(0.5)] <= 1.0
+    assert row["clean_at_time_facts"] == 1.0 and row["write_s"] >= 0
+    cache = T.table_point(cfg, {"memory": "modern_hopfield", "geometry": "anisotropic", "size": None}, "cpu")
+    assert cache["W"] == cache["F_star"] * 16 and cache["grows_with_pairs"]
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"memories": ("lstm",)}, "unknown memories"),
+    ({"geometries": ("cubic",)}, "unknown geometries"),
+    ({"d": 1}, "d"),
+    ({"F_max": 1}, "F_max"),
+    ({"mlp_widths": (0,)}, "mlp_widths"),
+    ({"time_facts": 10**6}, "exceeds F_max"),
+    ({"read_error_eps": -1.0}, "read_error_eps"),
+    ({"noise": (-0.1,)}, "noise"),
+    ({"spike_beta": -2.0}, "spike_beta"),
+    ({"seed": 1.5}, "seed"),
+])
+def test_bad_settings(change, match):
+    with pytest.raises(ValueError, match=match):
+        dataclasses.replace(T.TABLE_PRESETS["quick"], **change)
+
+
+def test_noise_column_names():
+    assert T.noise_column(0.1) == "noise_0.1" and T.noise_column(1) == "noise_1"
+
+
+def test_sdm_neurons_sit_just_below_the_budgets():
+    for d in (16, 32, 64):
+        for k, r in enumerate(T.sdm_neurons(d, 4)):
+            W = r * (2 * d + 1)
+            assert W <= (2 * d) ** 2 * 4**k < (r + 4**k) * (2 * d + 1)
+    with pytest.raises(ValueError, match="count"):
+        T.sdm_neurons(8, 0)

@@ -1,0 +1,59 @@
+"""The capacity_more sweep: replicate 0 is the capacity sweep's own fact set, others are fresh."""
+
+import pytest
+import torch
+
+from assocmem.mlps import capacity_replicate_sweeps as R
+from assocmem.mlps import capacity_sweeps as CS
+from assocmem.sweeps.config import point_seed
+from assocmem.sweeps.registry import get_sweep
+
+
+def test_replicate_zero_is_the_base_fact_set_and_weights_seed():
+    cfg = R.REPLICATE_PRESETS["cpu"]
+    base = CS.CAPACITY_PRESETS["cpu"]
+    for geometry in CS.GEOMETRIES:
+        a = R.replicate_fact_set(cfg, 16, 8, geometry, 0)
+        b = CS.capacity_fact_set(base, 16, 8, geometry)
+        assert torch.equal(a.keys, b.keys) and torch.equal(a.values, b.values)
+    point = {"method": "gd", "geometry": "isotropic", "d": 64, "alpha": 1 / 16, "F": 256}
+    assert R._weights_seed(cfg, {**point, "replicate": 0}) == point_seed(base, point)
+
+
+def test_replicates_are_fresh_fact_sets_with_the_same_spike():
+    cfg = R.REPLICATE_PRESETS["quick"]
+    sets = [R.replicate_fact_set(cfg, 16, 8, "isotropic", r) for r in (0, 1, 2)]
+    assert not torch.equal(sets[0].keys, sets[1].keys) and not torch.equal(sets[1].keys, sets[2].keys)
+    again = R.replicate_fact_set(cfg, 16, 8, "isotropic", 1)
+    assert torch.equal(again.keys, sets[1].keys)  # deterministic
+    spiked = R.replicate_fact_set(cfg, 16, 8, "anisotropic", 1)
+    assert spiked.keys.shape == (8, 16) and not torch.equal(spiked.keys, sets[1].keys)
+
+
+def test_grid_of_the_cpu_preset():
+    grid = R.replicate_points(R.REPLICATE_PRESETS["cpu"])
+    gd = [p for p in grid if p["method"] == "gd"]
+    assert {(p["alpha"], p["replicate"]) for p in gd} == {(1 / 8, 0), (1 / 32, 1), (1 / 32, 2)}
+    assert grid[: len(gd)] == gd  # the slow points first
+    others = [p for p in grid if p["method"] != "gd"]
+    assert {p["replicate"] for p in others} == {1, 2} and max(p["alpha"] for p in others) == 1 / 4
+    assert len(grid) == len({tuple(sorted(p.items())) for p in grid})
+
+
+def test_a_point_runs_and_the_sweep_is_registered():
+    sweep = get_sweep("capacity_more")
+    cfg = sweep.config("quick")
+    point = R.replicate_points(cfg)[0]
+    row = R.replicate_point(cfg, point, "cpu")
+    assert row["found"] and row["W"] == 3 * row["m"] * point["d"] and row["epochs"] is None
+
+
+def test_bad_configs_are_refused():
+    with pytest.raises(ValueError, match="base must be a capacity preset"):
+        R.ReplicateConfig(base="huge", dims=(16,), replicates=(1,), alphas=(1 / 32,))
+    with pytest.raises(ValueError, match="replicate must be >= 1"):
+        R.ReplicateConfig(base="quick", dims=(16,), replicates=(0,), alphas=(1 / 32,))
+    with pytest.raises(ValueError, match="unknown method"):
+        R.ReplicateConfig(base="quick", dims=(16,), replicates=(1,), alphas=(1 / 32,), methods=("sgd",))
+    with pytest.raises(ValueError, match="replicate must be >= 0"):
+        R.replicate_fact_set(R.REPLICATE_PRESETS["quick"], 16, 8, "isotropic", -1)

@@ -1,0 +1,239 @@
+"""The sweeps of Part II inside the SSFR Transformer (assocmem.mlps.transformer_sweeps): presets and
+grids, the usable-key test, the analysis helpers, one point of each sweep, bad input, and the
+reproducibility of the committed cpu results."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from assocmem.mlps.facts import make_fact_set
+from assocmem.mlps.margins.decoding import output_margins
+from assocmem.mlps.mlp import exact_k2_memory
+from assocmem.mlps import transformer_sweeps as S
+from assocmem.sweeps import config_to_json, get_sweep, load_results, point_seed, sweep_names
+
+CPU = torch.device("cpu")
+
+
+@pytest.fixture
+def one_thread():
+    """The stored results were computed with one torch thread: use the same arithmetic."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+# --------------------------------------------------------------------------------------------
+# Registration, presets and grids
+
+
+def test_three_sweeps_registered_with_their_presets():
+    for name in ("transformer_usability", "attention_noise", "transformer_capacity"):
+        assert name in sweep_names()
+        sweep = get_sweep(name)
+        for preset in ("quick", "cpu", "paper"):
+            sweep.config(preset)
+
+
+def test_paper_presets_are_the_sources_grids():
+    u = S.USABILITY_PRESETS["paper"]
+    assert (u.d, u.num_facts, u.junk_vocab, u.junk_length, u.seeds) == (128, 2048, 9, 9, 4)  # App. A.2.2
+    assert len(u.widths) == 16 and u.widths[0] == 16 and u.widths[-1] == 256
+    n = S.NOISE_PRESETS["paper"]
+    assert n.sizes == ((64, 512), (96, 1152), (128, 2048)) and n.junk_lengths == (2, 4, 8, 16) and n.seeds == 4
+    c = S.TRANSFORMER_CAPACITY_PRESETS["paper"]
+    assert c.d == 128 and c.num_facts == (64, 128, 256, 512, 1024, 2048, 4096, 8192)  # App. A.4.3
+    assert (c.junk_length, c.junk_vocab, c.lo, c.hi, c.step, c.train_target) == (9, 9, 1, 65536, 16, 0.99)
+    for cfg in (u, n, c):  # App. A.1.2
+        assert (cfg.steps, cfg.batch_size, cfg.lr, cfg.weight_decay) == (4000, 1280, 2e-4, 0.1)
+        assert not cfg.notes
+    for presets in (S.USABILITY_PRESETS, S.NOISE_PRESETS, S.TRANSFORMER_CAPACITY_PRESETS):
+        assert presets["cpu"].notes and "reduced" in presets["cpu"].notes[0]
+
+
+def test_grids():
+    assert S.usability_points(S.USABILITY_PRESETS["cpu"]) == [{"d": 64, "F": 512, "J": 9, "rep": r} for r in (0, 1)]
+    pts = S.noise_points(S.NOISE_PRESETS["cpu"])
+    assert len(pts) == 2 * 4 * 2 and pts[0] == {"d": 32, "F": 128, "J": 2, "rep": 0}
+    cfg = S.TRANSFORMER_CAPACITY_PRESETS["cpu"]
+    pts = S.transformer_capacity_points(cfg)
+    assert all(p["F"] <= cfg.gd_max_facts for p in pts if p["method"].startswith("gd"))
+    assert {(p["method"], p["F"]) for p in pts if p["method"] == "ntk"} == {("ntk", F) for F in cfg.num_facts}
+
+
+# --------------------------------------------------------------------------------------------
+# The usable-key test
+
+
+def test_sphere_perturbations_lie_on_the_sphere_at_the_given_chord():
+    keys = make_fact_set(10, 6, seed=1).keys
+    eps = torch.linspace(0.0, 2.0, 10, dtype=torch.float64)
+    q = S.sphere_perturbations(keys, eps, draws=3, seed=4)
+    assert q.shape == (3, 10, 6)
+    torch.testing.assert_close(q.norm(dim=-1), torch.ones(3, 10, dtype=torch.float64), rtol=0, atol=1e-14)
+    torch.testing.assert_close((q - keys).norm(dim=-1), eps.expand(3, 10), rtol=0, atol=1e-14)
+    torch.testing.assert_close(q[:, 0], keys[0].expand(3, 6), rtol=0, atol=0)  # eps = 0: the key itself
+    torch.testing.assert_close(q[:, -1], -keys[-1].expand(3, 6), rtol=0, atol=1e-14)  # eps = 2: antipode
+    assert torch.equal(q, S.sphere_perturbations(keys, eps, draws=3, seed=4))
+
+
+def test_usable_keys_without_noise_are_the_stored_keys():
+    facts = make_fact_set(40, 6, seed=2)  # F > d(d+1)/2 = 21: the exact-K2 memory misses some facts
+    mlp = exact_k2_memory(facts)
+    margins = output_margins(mlp, facts)
+    assert (margins > 0).any() and (margins <= 0).any()
+    usable, drop = S.usable_keys(mlp, facts, torch.zeros(40, dtype=torch.float64), draws=2, seed=0)
+    assert torch.equal(usable, margins > 0)
+    torch.testing.assert_close(drop, torch.zeros(40, dtype=torch.float64), rtol=0, atol=1e-12)
+    # more noise never makes a key usable in this draw's directions... but it removes some
+    big, _ = S.usable_keys(mlp, facts, torch.full((40,), 1.5, dtype=torch.float64), draws=4, seed=0)
+    assert big.sum() < usable.sum()
+
+
+def test_bad_input_to_the_helpers():
+    keys = make_fact_set(4, 3).keys
+    with pytest.raises(ValueError, match="eps must have shape"):
+        S.sphere_perturbations(keys, torch.zeros(3), 1, 0)
+    with pytest.raises(ValueError, match=r"\[0, 2\]"):
+        S.sphere_perturbations(keys, torch.full((4,), 2.5), 1, 0)
+    with pytest.raises(ValueError, match=r"\[0, 2\]"):
+        S.sphere_perturbations(keys, torch.tensor([0.1, math.nan, 0.1, 0.1]), 1, 0)
+    with pytest.raises(ValueError, match="draws"):
+        S.sphere_perturbations(keys, torch.zeros(4), 0, 0)
+    with pytest.raises(ValueError, match="shape"):
+        S.sphere_perturbations(keys[:, :1], torch.zeros(4), 1, 0)
+    with pytest.raises(ValueError, match="positive"):
+        S.noise_fit(pd.DataFrame({"d": [8, 8], "F": [4, 4], "J": [2, 4], "noise_ceiling": [0.1, 0.0]}))
+
+
+@pytest.mark.parametrize("make, kwargs, match", [
+    (S.UsabilityConfig, {"junk_length": -1}, "junk_length"),
+    (S.UsabilityConfig, {"widths": (4, 2)}, "increasing"),
+    (S.UsabilityConfig, {"widths": ()}, "widths"),
+    (S.UsabilityConfig, {"methods": ("ntk",)}, "valid methods"),
+    (S.UsabilityConfig, {"num_facts": 1}, "num_facts"),
+    (S.UsabilityConfig, {"lr": 0.0}, "lr"),
+    (S.UsabilityConfig, {"dtype": "float16"}, "dtype"),
+    (S.UsabilityConfig, {"noise_draws": 0}, "noise_draws"),
+    (S.NoiseConfig, {"junk_lengths": (0, 2)}, "junk length"),
+    (S.NoiseConfig, {"sizes": ((8,),)}, "pairs"),
+    (S.NoiseConfig, {"sizes": ()}, "sizes"),
+    (S.NoiseConfig, {"steps": 0}, "steps"),
+    (S.TransformerCapacityConfig, {"methods": ("hopfield",)}, "valid methods"),
+    (S.TransformerCapacityConfig, {"hi": 4, "step": 8}, "hi"),
+    (S.TransformerCapacityConfig, {"train_target": 1.5}, "train_target"),
+    (S.TransformerCapacityConfig, {"train_target": True}, "train_target"),
+    (S.TransformerCapacityConfig, {"num_facts": ()}, "num_facts"),
+    (S.TransformerCapacityConfig, {"seed": 1.5}, "seed"),
+])
+def test_configs_refuse_bad_fields(make, kwargs, match):
+    base = {S.UsabilityConfig: dict(d=8, num_facts=8, junk_vocab=2, junk_length=2, widths=(2, 4)),
+            S.NoiseConfig: dict(sizes=((8, 8),)),
+            S.TransformerCapacityConfig: dict(d=8, num_facts=(8,))}[make]
+    with pytest.raises(ValueError, match=match):
+        make(**{**base, **kwargs})
+
+
+# --------------------------------------------------------------------------------------------
+# Analysis helpers
+
+
+def test_usability_summary():
+    frame = pd.DataFrame({"method": ["a"] * 3 + ["b"] * 2, "transformer_accuracy": [0.2, 0.6, 1.0, 0.5, 0.5],
+                          "usable_fraction": [0.3, 0.6, 0.9, 0.4, 0.6], "key_agreement": [1.0, 0.9, 0.8, 1.0, 1.0]})
+    s = S.usability_summary(frame).set_index("method")
+    assert s.loc["a", "mad"] == pytest.approx(0.2 / 3) and s.loc["a", "max_abs"] == pytest.approx(0.1)
+    assert s.loc["a", "r2"] == pytest.approx(1 - 0.02 / 0.32)
+    assert s.loc["a", "key_agreement"] == pytest.approx(0.9) and s.loc["a", "n"] == 3
+    assert math.isnan(s.loc["b", "r2"])  # accuracy does not vary
+
+
+def test_noise_fit_recovers_a_power_law():
+    J = np.array([2, 4, 8, 16] * 2)
+    frame = pd.DataFrame({"d": 8, "F": 16, "J": J, "noise_ceiling": 0.03 * J**0.7})
+    fit = S.noise_fit(frame).iloc[0]
+    assert fit.exponent == pytest.approx(0.7, abs=1e-12) and fit.prefactor == pytest.approx(0.03, rel=1e-12)
+    assert fit.se == pytest.approx(0.0, abs=1e-12) and fit.n == 8
+
+
+# --------------------------------------------------------------------------------------------
+# One point of each sweep, at toy scale
+
+
+def test_one_point_of_each_sweep(one_thread):
+    u = dataclasses.replace(S.USABILITY_PRESETS["quick"], widths=(2, 8))
+    rows = S.usability_point(u, S.usability_points(u)[0], CPU)
+    assert [r["m"] for r in rows] == [2, 8] and all(r["W"] == 3 * r["m"] * u.d for r in rows)
+    for r in rows:
+        assert 0 <= r["usable_fraction"] <= 1 and 0 <= r["transformer_accuracy"] <= 1
+        assert r["mlp_accuracy"] == 1.0 or r["mlp_min_margin"] <= 0
+        assert r["noise_ceiling"] >= r["noise_mean"] >= 0
+    n = S.NOISE_PRESETS["quick"]
+    row = S.noise_point(n, S.noise_points(n)[0], CPU)
+    assert row["V_J"] == 2 and row["noise_ceiling"] >= row["noise_q99"] >= row["noise_q50"] >= 0
+    c = dataclasses.replace(S.TRANSFORMER_CAPACITY_PRESETS["quick"], num_facts=(16,), methods=("whitened",))
+    row = S.transformer_capacity_point(c, S.transformer_capacity_points(c)[0], CPU)
+    assert row["n_trained"] <= row["n_adaptive"] + row["n_train"]
+    if row["found_adaptive"]:
+        assert row["m_adaptive"] % c.step == 0 and row["W_adaptive"] == 3 * row["m_adaptive"] * c.d
+
+
+# --------------------------------------------------------------------------------------------
+# The committed results
+
+
+POINT_KEYS = {"transformer_usability": ["d", "F", "J", "rep"], "attention_noise": ["d", "F", "J", "rep"],
+              "transformer_capacity": ["method", "d", "F"]}
+
+
+@pytest.mark.parametrize("name", sorted(POINT_KEYS))
+def test_committed_cpu_results_match_the_preset(name):
+    sweep = get_sweep(name)
+    cfg = sweep.config("cpu")
+    frame = load_results(name, "cpu", config=config_to_json(cfg))
+    grid = sweep.points(cfg)
+    keys = POINT_KEYS[name]
+    stored = frame[keys].drop_duplicates().to_dict("records")
+    assert sorted(map(str, stored)) == sorted(str({k: p[k] for k in keys}) for p in grid)
+    for p in grid:
+        got = frame.loc[(frame[keys] == pd.Series({k: p[k] for k in keys})).all(axis=1), "seed"]
+        assert (got == point_seed(cfg, p)).all()
+
+
+def test_reproducibility_one_sampled_committed_noise_point(one_thread):
+    """Recompute one sampled row of the committed ``attention_noise`` cpu results (a d = 32 point:
+    one attention pretraining, a few seconds).
+
+    Tolerances. The stored run used float64 and one thread, as this test does, so on the same
+    kind of CPU the row is recomputed bit for bit. On another CPU the BLAS may sum in another
+    order: a relative difference of about 1e-16 per operation, which 600 AdamW steps can amplify
+    (training is not contracting), but not to 1e-6 unless two keys' attention scores are within
+    that of a tie. So continuous columns must agree to 1e-6 (absolute; they are of order 0.01-2),
+    and the identity accuracy, a count of ``F C`` correct sequences, may move by at most one
+    sequence.
+    """
+    cfg = S.NOISE_PRESETS["cpu"]
+    frame = load_results("attention_noise", "cpu", config=config_to_json(cfg))
+    small = frame[frame["d"] == 32]
+    row = small.sample(n=1, random_state=np.random.RandomState(2026)).iloc[0]
+    point = {k: int(row[k]) for k in ("d", "F", "J", "rep")}
+    new = S.noise_point(cfg, point, CPU)
+    for col in ("noise_ceiling", "noise_mean", "noise_q50", "noise_q90", "noise_q99", "key_weight_mean"):
+        assert new[col] == pytest.approx(float(row[col]), abs=1e-6), col
+    assert abs(new["identity_accuracy"] - float(row["identity_accuracy"])) <= 1 / (point["F"] * cfg.contexts_per_key) + 1e-12
+    print(f"recomputed {point}: ceiling {new['noise_ceiling']:.4f}")
+
+
+def test_capacity_setup_is_deterministic_and_shares_the_embeddings():
+    cfg = S.TRANSFORMER_CAPACITY_PRESETS["quick"]
+    point = S.transformer_capacity_points(cfg)[0]
+    a, b = S.capacity_setup(cfg, point), S.capacity_setup(cfg, point)
+    assert torch.equal(a["embedding"], b["embedding"]) and torch.equal(a["map_a"], b["map_a"])
+    assert torch.equal(a["facts_a"].keys, a["facts_b"].keys)  # same fact-token rows, two permutations
+    assert not torch.equal(a["map_a"], a["map_b"])
+    assert a["task"].num_facts == point["F"] and a["embedding"].shape == (a["task"].vocab_size, point["d"])
