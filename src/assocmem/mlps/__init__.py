@@ -29,6 +29,8 @@ transformer       fact-storing MLPs inside a Transformer: the SSFR task (Def. 3.
                   SSFR Transformer (App. A.1.2), MLP insertion, attention training, the
                   fact-adaptive evaluation and the attention-noise ceiling (Def. 5.1)
                   (chapters 14-15)
+editing           fact editing: the book-author language model, MLP swapping, ROME, MEMIT and
+                  AlphaEdit, the editing metrics (seed 001, Sec. 5.2, App. A.4.5)
 transformer_sweeps  the ``transformer_usability``, ``attention_noise`` and ``transformer_capacity``
                   sweeps: margins, noise ceiling and capacity inside the SSFR Transformer
                   (chapters 14-15)

@@ -1,0 +1,75 @@
+"""Fact editing by MLP swapping, against ROME, MEMIT and AlphaEdit (seed 001, Sec. 5.2, App. A.4.5).
+
+The practical payoff of Part II: to change what a Transformer knows, build a new fact-storing MLP
+for the edited fact set and swap it in. This package holds the book-author language-modelling
+task of seed 001 (App. A.4.5), its one-layer language model with a frozen, swappable fact
+expert, MLP swapping, the three weight-editing baselines on the expert's output matrix, and the
+editing metrics of Table 1. The chapter *Editing facts* (to come, issue 15) uses all of it.
+
+Map
+---
+============  ==========================================================================  ========
+module        holds                                                                       chapters
+============  ==========================================================================  ========
+``editors``   :func:`rome_edit` (sequential rank-one), :func:`memit_edit` (batched,        Editing
+              preserved-key regularised), :func:`alphaedit_edit` (null-space projected),  facts
+              :func:`nullspace_projector`, :func:`key_covariance`; float64 solves
+``metrics``   :func:`fact_accuracy`, :func:`edit_score`, :func:`token_cross_entropy`,     Editing
+              :func:`nonfact_ppl_ratio`, :func:`edit_metrics`, :class:`EditMetrics`       facts
+``data``      :class:`BookFacts`, :func:`generate_book_facts` (Faker, seeded),            Editing
+              :func:`load_book_facts_csv`, :func:`write_book_facts_csv`,                  facts
+              :data:`TRAIN_TEMPLATES`, :data:`HELDOUT_TEMPLATES`, :class:`BookCorpus`,
+              :func:`build_corpus` (BPE tokenizer, atomic title and author tokens)
+``model``     :class:`EditingLMConfig`, :class:`EditingLM` (RoPE, nonlinear query/key     Editing
+              maps, two-expert FFN), :func:`rope`, :func:`kaiming_embedding`             facts
+``swapping``  :func:`edit_assignment`, :func:`num_edits`, :class:`EditAssignment`,        Editing
+              :func:`expert_fact_set`, :func:`build_fact_expert`, :func:`mlp_swap`       facts
+============  ==========================================================================  ========
+
+Not yet here (issue 15): training the language model, learning the editors' residuals on one
+templated prompt per fact, the hyperparameter grids, the sweeps and the chapter.
+
+References
+----------
+Seed 001: R. Garcia et al., "MLPs are Hebbians" (arXiv 2607.10034), Sec. 5.2, App. A.4.5,
+Table 1, Figs. 3c, 8, 9. ROME: Meng et al., NeurIPS 2022. MEMIT: Meng et al., ICLR 2023.
+AlphaEdit: Fang et al., ICLR 2025.
+"""
+
+from assocmem.mlps.editing import data, editors, metrics, model, swapping
+from assocmem.mlps.editing.data import (
+    HELDOUT_TEMPLATES,
+    TRAIN_TEMPLATES,
+    BookCorpus,
+    BookFacts,
+    build_corpus,
+    generate_book_facts,
+    load_book_facts_csv,
+    write_book_facts_csv,
+)
+from assocmem.mlps.editing.editors import alphaedit_edit, key_covariance, memit_edit, nullspace_projector, rome_edit
+from assocmem.mlps.editing.metrics import (
+    EditMetrics,
+    edit_metrics,
+    edit_score,
+    fact_accuracy,
+    nonfact_ppl_ratio,
+    token_cross_entropy,
+)
+from assocmem.mlps.editing.model import EditingLM, EditingLMConfig, check_lm_tokens, kaiming_embedding, rope
+from assocmem.mlps.editing.swapping import (
+    EditAssignment,
+    build_fact_expert,
+    edit_assignment,
+    expert_fact_set,
+    mlp_swap,
+    num_edits,
+)
+
+__all__ = [
+    *editors.__all__,
+    *metrics.__all__,
+    *data.__all__,
+    *model.__all__,
+    *swapping.__all__,
+]
