@@ -79,8 +79,14 @@ nbval-portable: $(STAMP)
 sync: $(STAMP)
 	$(BIN)/python tools/booktools.py execute notebooks/*.md
 
+# Every benchmarked fast path against its plain reference, timed interleaved in one process under
+# three conditions (1 thread; 2 threads; 2 threads with one busy background process that the script
+# starts and stops): ratios, fractions of the same run's GEMM rate, and the load during each block.
+# About 5 min on 2 cores; BENCH_ARGS=--quick for under 2 min. The per-topic scripts
+# benchmarks/bench_*.py give absolute figures for one machine (run them one by one).
+BENCH_ARGS ?=
 bench: $(STAMP)
-	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	$(BIN)/python benchmarks/bench_ratios.py $(BENCH_ARGS)
 
 clean:
 	rm -rf _build

@@ -102,6 +102,11 @@ BAD = [
     (Check, ("c", 1.0, 2.0), {"tol": 0.1, "kind": "sanity", "expect": "differs"}, ValueError, "cannot expect"),
     (Check, ("c", 1.0, 1.0), {"tol": 0.1, "origin": "outside"}, ValueError, "must say where it comes from"),
     (Check, ("c", 1.0, 1.0), {"tol": 0.1, "source": 3}, TypeError, "source must be a str"),
+    (_table_add, (), {"seed": 1.0, "ours": 5.0, "tol": 0.1, "passed": True}, ValueError, "not both"),
+    (Check, ("c", 1.0, 2.0), {"tol": 0.1, "expect": "not comparable", "note": "n"}, ValueError, "nothing to set a tol"),
+    (Check, ("c", 1.0, 2.0), {"tol": 0.1, "expect": "differs"}, ValueError, "needs a note= saying why"),
+    (Check, ("c", "x", "y"), {"kind": "not comparable", "note": " "}, ValueError, "needs a note= saying why"),
+    (Check, (" ", 1.0, 1.0), {"tol": 0.1}, ValueError, "claim must say what is compared"),
     (ReproductionTable, ("--",), {}, ValueError, "title must contain a letter or digit"),
     (ReproductionTable, ("t",), {"summary": "yes"}, ValueError, "summary must be True or False"),
     # datasets: seeds, NaN labels, flags, paths, IDX limits
@@ -181,7 +186,7 @@ def test_edge_cases_with_a_right_value():
     assert type(row.tol) is float and row.verdict == "reproduced"
     assert Check("a", 1.0, 1.0, tol=0.1, relative=np.bool_(False)).relative is False
     # numpy and torch booleans are booleans: a failed "not comparable" check now reaches "differs"
-    assert Check("n", "x", "y", expect="not comparable", passed=np.bool_(False)).verdict == "differs"
+    assert Check("n", "x", "y", expect="not comparable", passed=np.bool_(False), note="why").verdict == "differs"
     assert Check("q", "x", "y", passed=torch.tensor(True)).passed is True
     train, test = DS.stratified_split(LABELS, 0.5, np.int64(3))
     assert sorted(np.concatenate([train, test]).tolist()) == list(range(12))

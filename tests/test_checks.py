@@ -80,3 +80,18 @@ def test_as_real_bounds():
 def test_as_real_refuses_integers_beyond_float64():
     with pytest.raises(ValueError, match="beta must be a finite real number"):
         as_real(10**400, "beta")
+
+
+def test_token_ids_accepts_integer_batches_and_refuses_the_rest():
+    import torch
+
+    from assocmem._checks import token_ids
+
+    out = token_ids(torch.tensor([[0, 3], [2, 1]], dtype=torch.int32), 4)
+    assert out.dtype == torch.int64 and out.tolist() == [[0, 3], [2, 1]]
+    for bad, match in [([[0, 1]], "torch.Tensor"), (torch.zeros(1, 2), "integer tensor"),
+                       (torch.zeros(1, 2, dtype=torch.bool), "integer tensor"), (torch.zeros(3, dtype=torch.long), "shape"),
+                       (torch.zeros(0, 2, dtype=torch.long), "shape"), (torch.tensor([[0, 4]]), r"\[0, 4\)"),
+                       (torch.tensor([[-1, 0]]), "range")]:
+        with pytest.raises(ValueError, match=match):
+            token_ids(bad, 4)

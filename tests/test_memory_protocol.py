@@ -160,3 +160,6 @@ def test_helpers_and_storage_bits():
     assert storage_bits(torch.float64) == 64 and storage_bits(torch.bool) == 1 and storage_bits(torch.uint8) == 8
     with pytest.raises(ValueError, match="torch.dtype"):
         storage_bits("float64")
+    for dtype in (torch.complex64, torch.complex128):
+        with pytest.raises(ValueError, match="real and boolean dtypes; got torch.complex"):
+            storage_bits(dtype)

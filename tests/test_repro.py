@@ -24,7 +24,7 @@ def test_nan_never_reproduces():
 
 def test_qualitative_and_not_comparable_rows():
     assert Check("q", seed="linear", ours="linear", passed=True).verdict == "reproduced"
-    assert Check("q", seed="linear", ours="quadratic", passed=False, expect="differs").verdict == "differs"
+    assert Check("q", seed="linear", ours="quadratic", passed=False, expect="differs", note="why").verdict == "differs"
     assert Check("n", seed=3.0, ours=None, expect="not comparable", note="needs GPT-2").verdict == "not comparable"
 
 
@@ -43,7 +43,7 @@ def test_check_raises_when_a_verdict_changes():
 
 def test_a_differs_row_that_starts_agreeing_also_raises():
     t = ReproductionTable("demo")
-    t.add("seed wrong", seed=35.5, ours=35.5, tol=0.1, expect="differs")
+    t.add("seed wrong", seed=35.5, ours=35.5, tol=0.1, expect="differs", note="covariance bug")
     with pytest.raises(ReproductionError):
         t.check()
 
@@ -74,16 +74,18 @@ def test_display_is_deterministic_and_rounded():
 
 def test_nan_cannot_pass_as_a_difference():
     t = ReproductionTable("nan")
-    t.add("broken fit", seed=0.97, ours=float("nan"), tol=0.01, expect="differs")
+    t.add("broken fit", seed=0.97, ours=float("nan"), tol=0.01, expect="differs", note="why")
     with pytest.raises(ReproductionError, match="invalid"):
         t.check()
     assert t.counts["claim"]["invalid"] == 1
 
 
 def test_not_comparable_row_fails_when_our_own_check_fails():
-    assert Check("n", seed="none", ours="x", expect="not comparable", passed=True).verdict == "not comparable"
+    assert Check("n", seed="none", ours="x", expect="not comparable", passed=True,
+                 note="another setting").verdict == "not comparable"
     t = ReproductionTable("ours")
-    t.add("our derivation", seed="not stated", ours="ratio 0.9", expect="not comparable", passed=False)
+    t.add("our derivation", seed="not stated", ours="ratio 0.9", expect="not comparable", passed=False,
+          note="the source states no number")
     with pytest.raises(ReproductionError):
         t.check()
 
@@ -123,10 +125,10 @@ def test_bool_and_str_tolerances_are_refused_not_read_as_numbers():
 
 def test_kind_follows_expect_by_default():
     assert Check("c", seed=1.0, ours=1.0, tol=0.1).kind == "claim"
-    assert Check("c", seed=1.0, ours=2.0, tol=0.1, expect="differs").kind == "claim"
-    row = Check("n", seed="x", ours="y", expect="not comparable")
+    assert Check("c", seed=1.0, ours=2.0, tol=0.1, expect="differs", note="why").kind == "claim"
+    row = Check("n", seed="x", ours="y", expect="not comparable", note="no number")
     assert row.kind == "not comparable" and row.verdict == "not comparable"
-    assert Check("n", seed="x", ours="y", kind="not comparable").expect == "not comparable"
+    assert Check("n", seed="x", ours="y", kind="not comparable", note="no number").expect == "not comparable"
 
 
 def test_sanity_rows_pass_or_fail_the_build_and_expect_nothing_else():
@@ -211,3 +213,59 @@ def test_collect_reads_rows_back_and_counts_them(tmp_path):
         collect([dup])
     with pytest.raises(ValueError, match=".ipynb"):
         collect([tmp_path / "01-one.md"])
+
+
+# --------------------------------------------------------------------------------------------
+# One test decides a row; rows that differ or are not comparable say why
+
+
+def test_passed_and_a_tolerance_together_are_refused():
+    # before: passed=True silently overrode the tolerance and 5.0 "reproduced" 1.0 within 0.1
+    t = ReproductionTable("one test")
+    with pytest.raises(ValueError, match=r"give tol= .* or passed= .*not both: passed=True would override"):
+        t.add("x", seed=1.0, ours=5.0, tol=0.1, passed=True)
+    with pytest.raises(ValueError, match="not both"):  # agreeing or not, and for qualitative rows too
+        t.add("x", seed=1.0, ours=1.0, tol=0.1, passed=True)
+    with pytest.raises(ValueError, match="not both"):
+        t.add("x", seed="close", ours="gap 0.01", tol=0.05, passed=False, expect="differs", note="why")
+    with pytest.raises(ValueError, match="not both"):
+        Check("x", seed=0.0, ours=1e-17, tol=0.0, passed=np.bool_(True), kind="sanity")
+    assert t.rows == []
+    # each test alone is fine, and reaches the verdict it computes
+    assert Check("x", seed=1.0, ours=5.0, tol=0.1, expect="differs", note="why").verdict == "differs"
+    assert Check("x", seed=1.0, ours=5.0, passed=False, expect="differs", note="why").verdict == "differs"
+
+
+def test_a_not_comparable_row_takes_no_tolerance():
+    with pytest.raises(ValueError, match="not-comparable row has nothing to set a tolerance against"):
+        Check("n", seed=1.0, ours=2.0, tol=0.1, expect="not comparable", note="another setting")
+    with pytest.raises(ValueError, match="nothing to set a tolerance against"):
+        Check("n", seed=1.0, ours=2.0, tol=0.0, kind="not comparable", note="another setting")
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"seed": 1.0, "ours": 2.0, "tol": 0.1, "expect": "differs"},
+    {"seed": "W ~ F log F", "ours": "W ~ F", "passed": False, "expect": "differs", "note": "  "},
+    {"seed": "x", "ours": "y", "expect": "not comparable"},
+    {"seed": "x", "ours": "y", "kind": "not comparable", "note": "\t"},
+    {"seed": "x", "ours": "y", "kind": "not comparable", "passed": True},
+])
+def test_differs_and_not_comparable_rows_need_a_note(kwargs):
+    t = ReproductionTable("notes")
+    with pytest.raises(ValueError, match=r"needs a note= saying why"):
+        t.add("row", **kwargs)
+    assert t.rows == []
+
+
+def test_rows_expected_to_pass_need_no_note():
+    assert Check("c", seed=1.0, ours=1.0, tol=0.1).note == ""
+    assert Check("s", seed=0.0, ours=0.0, tol=0.0, kind="sanity").verdict == "sanity: ok"
+    assert Check("q", seed="a", ours="a", passed=True).verdict == "reproduced"
+
+
+@pytest.mark.parametrize("claim", ["", " ", "\n\t"])
+def test_a_blank_claim_is_refused(claim):
+    t = ReproductionTable("claims")
+    with pytest.raises(ValueError, match="claim must say what is compared"):
+        t.add(claim, seed=1.0, ours=1.0, tol=0.1)
+    assert t.rows == []

@@ -150,3 +150,29 @@ def as_bool(value, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def token_ids(tokens, vocab_size: int):
+    """``tokens`` checked as a batch of token ids and returned as an int64 tensor ``(B, T)``.
+
+    The one check of "a batch of token sequences" shared by the language models of Part II (the SSFR
+    Transformer and the editing LM).
+
+    Raises
+    ------
+    ValueError
+        Not a ``torch.Tensor``, not an integer dtype (bool refused), not 2-D, empty, or an id outside
+        ``[0, vocab_size)``.
+    """
+    import torch  # the floor's other checks need no torch; only this one does
+
+    if not isinstance(tokens, torch.Tensor):
+        raise ValueError(f"tokens must be a torch.Tensor; got {type(tokens).__name__}")
+    if tokens.is_floating_point() or tokens.is_complex() or tokens.dtype == torch.bool:
+        raise ValueError(f"tokens must be an integer tensor; got {tokens.dtype}")
+    if tokens.dim() != 2 or tokens.shape[0] == 0 or tokens.shape[1] == 0:
+        raise ValueError(f"tokens must have shape (B, T) with B, T >= 1; got {tuple(tokens.shape)}")
+    lo, hi = int(tokens.min()), int(tokens.max())
+    if lo < 0 or hi >= vocab_size:
+        raise ValueError(f"token ids must lie in [0, vocab_size) = [0, {vocab_size}); got range [{lo}, {hi}]")
+    return tokens.to(torch.int64)

@@ -78,18 +78,27 @@ class MemoryNotWrittenError(RuntimeError):
 def storage_bits(dtype: torch.dtype) -> int:
     """Bits one number of ``dtype`` takes in storage (64 for float64, 32 for float32, 1 for bool).
 
+    Covers the real dtypes (floating point and integer) and bool, the types a parameter of the
+    book's memories is stored at.
+
     Raises
     ------
     ValueError
-        A ``dtype`` that is not a ``torch.dtype``.
+        A ``dtype`` that is not a ``torch.dtype``, or a complex or quantized dtype (a memory's
+        parameters are real numbers).
     """
     if not isinstance(dtype, torch.dtype):
         raise ValueError(f"dtype must be a torch.dtype, got {dtype!r}")
     if dtype == torch.bool:
         return 1
+    if dtype.is_complex:
+        raise ValueError(f"storage_bits covers real and boolean dtypes; got {dtype} (a memory's parameters are real)")
     if dtype.is_floating_point:
         return torch.finfo(dtype).bits
-    return torch.iinfo(dtype).bits
+    try:
+        return torch.iinfo(dtype).bits
+    except TypeError:
+        raise ValueError(f"storage_bits covers real and boolean dtypes; got {dtype}") from None
 
 
 def _tensor(x, name: str) -> torch.Tensor:

@@ -29,6 +29,11 @@ matter counts its verdicts from the tables themselves.
 
 Tolerances are absolute (``|ours - seed| <= tol``) or relative (``|ours - seed| <= tol |seed|``)
 and are fixed before the comparison; they are never tuned to make a number match.
+
+A row is decided by exactly one test: a tolerance (``tol=``, numeric ``seed`` and ``ours``) or a
+yes-or-no check (``passed=``), never both, so that a ``passed`` cannot override a tolerance the
+table shows. A row expected to differ or to be not comparable carries a ``note`` saying why, and
+every row names what it compares (a claim that is not blank).
 """
 
 from __future__ import annotations
@@ -95,13 +100,13 @@ class Check:
     Attributes
     ----------
     claim : str
-        What is compared, in a few words (e.g. ``"e_add(n = d_k + 1)"``).
+        What is compared, in a few words (e.g. ``"e_add(n = d_k + 1)"``); not blank.
     seed : float or str or None
         The value the source states. A string for qualitative claims (``"linear in n"``).
     ours : float or str or None
         The value computed here.
     tol : float or None
-        The tolerance; ``None`` for qualitative rows, where ``passed`` decides.
+        The tolerance, which decides a numeric row; ``None`` for rows that ``passed`` decides.
     relative : bool
         Whether ``tol`` is relative to ``|seed|``.
     source : str
@@ -113,9 +118,11 @@ class Check:
         claim, ``"sanity: ok"`` for a sanity check and ``"not comparable"`` for a row of that
         kind; after construction the attribute holds the resolved verdict.
     note : str
-        Why a row differs or is not comparable; shown in the table.
+        Why a row differs or is not comparable (required for those rows: the reason, not the
+        row's history); shown in the table.
     passed : bool or None
-        For qualitative rows: whether our computation confirms the claim.
+        For rows without a tolerance: whether our computation confirms the claim. Not together
+        with ``tol`` (a check against a tolerance is ``tol=`` with numeric ``seed``/``ours``).
     below : float or None
         Show ``ours`` as the bound ``"< below"`` (a rounding-level value; :mod:`assocmem.display`).
         By default a row whose absolute ``tol`` is at most :data:`ROUNDING_LEVEL` shows a value
@@ -140,7 +147,9 @@ class Check:
         tensor); ``below`` is not a positive finite number; ``seed`` or ``ours`` is not a number,
         string or None (a tensor or array must hold one value); or a claim or sanity row lacks
         numeric ``seed``/``ours`` (booleans are not numbers here) and a ``tol``, and has no
-        ``passed``.
+        ``passed``; ``passed`` and ``tol`` are both given (``passed`` would override the
+        tolerance); a not-comparable row has a ``tol``; ``claim`` is blank; or a row expected
+        to be ``"differs"`` or ``"not comparable"`` has a blank ``note``.
     TypeError
         If ``claim``, ``source`` or ``note`` is not a str.
     """
@@ -163,6 +172,8 @@ class Check:
             value = getattr(self, name)
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
+        if not self.claim.strip():
+            raise ValueError(f"claim must say what is compared, got the blank string {self.claim!r}")
         set_ = object.__setattr__  # the dataclass is frozen: normalise the fields once, here
         set_(self, "kind", _resolve_kind(self.kind, self.expect))
         set_(self, "expect", _resolve_expect(self.kind, self.expect, self.claim))
@@ -179,6 +190,18 @@ class Check:
         set_(self, "relative", as_bool(self.relative, "relative"))
         if self.passed is not None:
             set_(self, "passed", as_bool(self.passed, "passed"))
+            if self.tol is not None:
+                raise ValueError(
+                    f"check {self.claim!r}: give tol= (the tolerance decides, with numeric seed/ours) or "
+                    f"passed= (a yes-or-no check decides), not both: passed={self.passed} would override "
+                    f"the tolerance {self.tol}")
+        if self.kind == "not comparable" and self.tol is not None:
+            raise ValueError(f"check {self.claim!r}: a not-comparable row has nothing to set a tolerance "
+                             f"against (tol={self.tol} would be shown and decide nothing); a check of ours "
+                             "is passed=")
+        if self.expect in ("differs", "not comparable") and not self.note.strip():
+            raise ValueError(f"check {self.claim!r}: a row expected to be {self.expect!r} needs a note= "
+                             "saying why")
         if self.below is not None:
             set_(self, "below", as_real(self.below, "below", minimum=0, strict_min=True))
         numeric = _is_number(self.seed) and _is_number(self.ours)
@@ -315,7 +338,9 @@ class ReproductionTable:
     def add(self, claim: str, seed=None, ours=None, tol=None, **kwargs) -> Check:
         """Append a :class:`Check` built from the arguments and return it.
 
-        numpy and torch scalars (and 0-d arrays or tensors) become plain Python numbers.
+        numpy and torch scalars (and 0-d arrays or tensors) become plain Python numbers. The row
+        is decided by ``tol`` or by ``passed``, never both; a row expected to differ or to be not
+        comparable needs a ``note`` (:class:`Check`).
 
         Raises
         ------

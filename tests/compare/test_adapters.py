@@ -131,6 +131,14 @@ def test_make_memory_refuses_unknown_names_and_wrong_sizes():
         make_memory("mlp_whitened", 4, 8).__class__(4, 8, "adam")
     with pytest.raises(ValueError, match="d_k >= 2"):
         ContinuousSDM(1, 3)
+    # options the adapter does not take are named, with the ones it takes
+    with pytest.raises(ValueError, match="outer_product: unknown option\\(s\\) foo; valid options: beta, passes"):
+        make_memory("outer_product", 8, foo=1)
+    with pytest.raises(ValueError, match="linear_attention: unknown option\\(s\\) beta; valid options: none"):
+        make_memory("linear_attention", 8, beta=2.0)
+    with pytest.raises(ValueError, match="mlp_whitened: unknown option\\(s\\) epoch; valid options: epochs, lr"):
+        make_memory("mlp_whitened", 8, 4, epoch=3)
+    assert make_memory("modern_hopfield", 8, beta=4.0, steps=0).beta == 4.0
 
 
 # ---------------------------------------------------------------------------------- exact recall
@@ -234,3 +242,15 @@ def test_mlp_methods_are_chapter_13s():
     from assocmem.mlps.capacity_sweeps import METHODS
 
     assert MLP_METHODS == METHODS
+
+
+def test_write_rules_classify_every_memory():
+    from assocmem.compare.adapters import MEMORY_INFO, MemoryInfo, WRITE_RULES
+
+    rules = {name: info.write_rule for name, info in MEMORY_INFO.items()}
+    assert set(rules.values()) == set(WRITE_RULES)
+    assert {n for n, r in rules.items() if r == "fits"} == {"least_squares", "delta_rule", "mlp_gd", "mlp_whitened",
+                                                           "mlp_data_dependent"}
+    assert all(MEMORY_INFO[n].grows_with_pairs for n, r in rules.items() if r == "keeps")
+    with pytest.raises(ValueError, match="write_rule must be one of"):
+        MemoryInfo("x", "I", write_rule="inverts")

@@ -35,12 +35,21 @@ def test_recall_read_error_and_noise_on_an_exact_memory():
     assert H.noisy_recall(mem, facts, 4.0, seed=7) < 1.0  # independent noise of norm 4 breaks some reads
 
 
-def test_the_noise_seed_must_differ_from_the_facts_seed():
-    """Same seed, same Gaussian draw: the "noise" is the keys themselves and recall survives eps = 4."""
+def test_the_noise_has_its_own_stream():
+    """A noise seed equal to the facts' seed still gives noise independent of the keys (API item A)."""
     facts = H.first_facts(H.table_facts(32, 64, seed=0), 36)
     mem = MatrixAdapter(32, 32, "outer_product").write(facts.keys, facts.targets)
-    assert H.noisy_recall(mem, facts, 4.0, seed=0) > 0.9
+    assert H.noisy_recall(mem, facts, 4.0, seed=0) < 0.5
     assert H.noisy_recall(mem, facts, 4.0, seed=1) < 0.5
+    # the directions are not the keys: no |cos| near 1
+    from assocmem.mlps.margins.noisy_queries import perturb_queries
+    u = perturb_queries(facts.keys, 1.0, seed=H.noise_seed(0)) - facts.keys
+    assert float((u * facts.keys).sum(dim=1).abs().max()) < 0.9
+    assert H.noise_seed(0) != 0 and H.noise_seed(0) != H.noise_seed(1) and H.noise_seed(0) == H.noise_seed(0)
+    # the reviewer's probe: huge noise drawn with the facts' own seed must not leave recall at 1
+    small = H.table_facts(8, 16, seed=0)
+    ls = make_memory("least_squares", 8).write(small.keys, small.targets)
+    assert H.noisy_recall(ls, small, 1e300, 0) < 1.0
 
 
 def test_capacity_of_the_least_squares_matrix_is_at_least_d():
@@ -89,12 +98,30 @@ def test_facts_at_budget():
     assert out.loc["c", "facts_per_param"] == pytest.approx(1 / 16)
     assert "a" not in H.facts_at_budget(rows, 50, d=8).memory.tolist()
     assert bool(H.facts_at_budget(rows, 10**6, d=8).set_index("memory").loc["c", "at_least"])
+    # a size knob whose largest size tried is below the budget: a lower bound (the grid stopped short)
+    knob = rows.assign(size=[4.0, 40.0, float("nan")])
+    assert not H.facts_at_budget(knob, 320, d=8).set_index("memory").loc["a", "at_least"]
+    assert bool(H.facts_at_budget(knob, 5000, d=8).set_index("memory").loc["a", "at_least"])
+    assert not H.facts_at_budget(rows, 5000, d=8).set_index("memory").loc["a", "at_least"]  # fixed size
+    empty = H.facts_at_budget(rows.iloc[:0], 100, d=8)
+    assert empty.empty and list(empty.columns) == ["memory", "geometry", "F", "W", "at_least", "facts_per_param"]
 
 
 def test_bits_per_parameter():
     np.testing.assert_allclose(H.bits_per_parameter([8, 2], [24, 1]), [1.0, 2.0])
     with pytest.raises(ValueError, match="F >= 1"):
         H.bits_per_parameter([0], [1])
+    assert H.bits_per_parameter(4, 8) == pytest.approx(1.0) and H.bits_per_parameter(4.0, 8).shape == ()
+
+
+def _written():
+    facts = H.table_facts(4, 8)
+    return MatrixAdapter(4, 4, "least_squares").write(facts.keys, facts.targets), facts
+
+
+def _recall_with(queries):
+    mem, facts = _written()
+    return H.recall(mem, facts, queries(facts))
 
 
 @pytest.mark.parametrize("call, match", [
@@ -106,6 +133,22 @@ def test_bits_per_parameter():
     (lambda: H.pairs_at_error(lambda: MatrixAdapter(4, 4), H.table_facts(4, 8), -0.1), "eps"),
     (lambda: H.pairs_at_error(lambda: MatrixAdapter(4, 4), H.table_facts(4, 8), math.nan), "eps"),
     (lambda: H.facts_at_budget(pd.DataFrame(), 0, 4), "budget"),
+    (lambda: H.facts_at_budget(pd.DataFrame(), 100, 8), r"lacks the columns \['memory'"),
+    (lambda: H.facts_at_budget([{"memory": "a"}], 100, 8), "DataFrame"),
+    (lambda: H.facts_at_budget(pd.DataFrame(), 100, 0), "d"),
+    (lambda: H.bits_per_parameter(math.nan, 10), "F must be finite"),
+    (lambda: H.bits_per_parameter(8, math.inf), "W must be finite"),
+    (lambda: H.bits_per_parameter(2.5, 10), "F must hold whole numbers"),
+    (lambda: H.bits_per_parameter(4, 0.5), "W must hold whole numbers"),
+    (lambda: H.bits_per_parameter("x", 10), "F must hold real numbers"),
+    (lambda: H.bits_per_parameter([2, 4], [8, 8, 8]), "do not broadcast"),
+    (lambda: H.bits_per_parameter(4, 0), "W >= 1"),
+    (lambda: _recall_with(lambda f: f.keys[:3]), r"queries must have the keys' shape \(F, d_k\) = \(8, 4\)"),
+    (lambda: _recall_with(lambda f: f.keys[:, :3]), r"got shape \(8, 3\)"),
+    (lambda: _recall_with(lambda f: f.keys[None]), r"got shape \(1, 8, 4\)"),
+    (lambda: H.noisy_recall(_written()[0], _written()[1], 0.1, seed=-1), "seed"),
+    (lambda: H.noisy_recall(_written()[0], _written()[1], 0.1, seed=1.5), "seed"),
+    (lambda: H.noise_seed(True), "seed"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):

@@ -32,6 +32,9 @@ def test_one_point_measures_every_column():
     assert row["F_eps"] >= 8  # exact up to d_k = 8 (seed 000 §6); e_ls(9) = 1/9 is near the 0.1 allowed
     assert row[T.noise_column(0.0)] == 1.0 and 0.0 <= row[T.noise_column(0.5)] <= 1.0
     assert row["clean_at_time_facts"] == 1.0 and row["write_s"] >= 0
+    # the fixed load is d // 2 = 4 facts, within least squares' exact range: clean and eps = 0 recall all
+    assert T.noise_load(cfg) == 4 and row["load_clean"] == 1.0 and row[T.noise_column(0.0, at_load=True)] == 1.0
+    assert 0.0 <= row[T.noise_column(0.5, at_load=True)] <= 1.0
     cache = T.table_point(cfg, {"memory": "modern_hopfield", "geometry": "anisotropic", "size": None}, "cpu")
     assert cache["W"] == cache["F_star"] * 16 and cache["grows_with_pairs"]
 
@@ -47,6 +50,9 @@ def test_one_point_measures_every_column():
     ({"noise": (-0.1,)}, "noise"),
     ({"spike_beta": -2.0}, "spike_beta"),
     ({"seed": 1.5}, "seed"),
+    ({"noise_load": 1}, "noise_load"),
+    ({"noise_load": 2.5}, "noise_load"),
+    ({"noise_load": 10**6}, "noise_load = 1000000 exceeds F_max"),
 ])
 def test_bad_settings(change, match):
     with pytest.raises(ValueError, match=match):
@@ -55,6 +61,8 @@ def test_bad_settings(change, match):
 
 def test_noise_column_names():
     assert T.noise_column(0.1) == "noise_0.1" and T.noise_column(1) == "noise_1"
+    assert T.noise_column(0.5, at_load=True) == "load_noise_0.5"
+    assert T.noise_load(T.TABLE_PRESETS["cpu"]) == 16 and T.noise_load(T.TABLE_PRESETS["quick"]) == 8
 
 
 def test_sdm_neurons_sit_just_below_the_budgets():

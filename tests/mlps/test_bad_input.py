@@ -70,6 +70,16 @@ SSFR_MODEL = TR.SSFRTransformer(SSFR_CFG, SSFR_E, task=SSFR)
 SSFR_TRAIN = TR.TrainConfig(steps=1, batch_size=2)
 NARROW_MLP = hebbian_mlp(make_fact_set(6, 6, seed=0), 4)  # maps R^6 -> R^6, not R^8
 SHORT_MLP = BilinearMLP(torch.ones(4, 8, dtype=F64), torch.ones(4, 8, dtype=F64), torch.ones(5, 4, dtype=F64))
+SSFR_MAP = TR.fact_map(SSFR, seed=1)
+SSFR_FACTS = TR.fact_set(SSFR_E, SSFR, SSFR_MAP)
+SSFR_TOKENS = TR.ssfr_eval_batch(SSFR, SSFR_MAP, 1, seed=0).tokens  # (6, 6): valid SSFR sequences
+
+
+class _NanMLP(torch.nn.Module):
+    """Maps R^8 -> R^8 but outputs NaN: a broken MLP that must not yield an accuracy."""
+
+    def forward(self, x):
+        return x * math.nan
 
 
 def _with(x: torch.Tensor, value: float, index=(0, 0)) -> torch.Tensor:
@@ -317,6 +327,35 @@ BAD = [
                  id="transformer-capacity-bool-target"),
     pytest.param(TSW.sphere_perturbations, (KEYS, torch.full((16,), math.nan, dtype=F64), 1, 0), {}, "finite",
                  id="sphere-perturbations-nan-eps"),
+    # review s4: silent wrong numbers and unclear errors in the transformer package
+    pytest.param(TR.fact_adaptive_accuracy, (SSFR_MODEL, None, SSFR_MAP, 2), {}, "mlp_b must be the MLP",
+                 id="fact-adaptive-none-mlp"),
+    pytest.param(TR.ssfr_accuracy, (SSFR_MODEL.with_mlp(_NanMLP()), SSFR, SSFR_MAP, 2), {}, "logits are not finite",
+                 id="ssfr-accuracy-nan-mlp"),
+    pytest.param(SSFR_MODEL, (torch.zeros(2, 3, dtype=torch.long),), {}, "length 2 J \\+ 2 = 6",
+                 id="transformer-wrong-sequence-length"),
+    pytest.param(SSFR_MODEL, (SSFR_TOKENS[:, [0, 1, 2, 3, 4, 0]],), {}, "end with the query token",
+                 id="transformer-no-query-token-last"),
+    pytest.param(TR.build_mlp, ("gd_ce", SSFR_FACTS, 4), {"epochs": 20, "lr": 1e6}, "diverged",
+                 id="build-mlp-gd-ce-diverges"),
+    pytest.param(TR.TransformerConfig, (8.5,), {}, "d must be an integer", id="transformer-config-fractional-d"),
+    pytest.param(TR.TrainConfig, (3, 4), {"betas": 0}, "betas must be a pair", id="train-config-betas-not-a-pair"),
+    pytest.param(TR.TrainConfig, (3, 4), {"betas": (0.9, 1.0)}, "\\[0, 1\\)", id="train-config-beta-one"),
+    pytest.param(TR.seed_stream, (0, -1), {}, "stream must be >= 0", id="seed-stream-negative-stream"),
+    pytest.param(TR.seed_stream, (-1, 0), {}, "\\[0, 2\\^63\\)", id="seed-stream-negative-seed"),
+    pytest.param(TR.local_lipschitz, (NARROW_MLP, torch.randn(2, 5, dtype=F64)), {}, "input width",
+                 id="local-lipschitz-wrong-width"),
+    pytest.param(SSFR_MODEL.with_mlp, (torch.nn.Linear(8, 5),), {}, "must map R\\^d -> R\\^d",
+                 id="with-mlp-float32-wrong-width"),
+    pytest.param(TR.SSFRTransformer, (SSFR_CFG, SSFR_E), {"task": SSFR, "seed": -1}, "\\[0, 2\\^63\\)",
+                 id="transformer-negative-seed"),
+    # one seed rule in the package: every function refuses what seed_stream refuses
+    pytest.param(TR.embedding_table, (SSFR, 8), {"seed": -1}, "\\[0, 2\\^63\\)", id="embedding-negative-seed"),
+    pytest.param(TR.embedding_table, (SSFR, 8), {"seed": 2**70}, "\\[0, 2\\^63\\)", id="embedding-huge-seed"),
+    pytest.param(TR.fact_map, (SSFR,), {"seed": -1}, "\\[0, 2\\^63\\)", id="fact-map-negative-seed"),
+    pytest.param(TR.ssfr_eval_batch, (SSFR, SSFR_MAP, 2), {"seed": -1}, "\\[0, 2\\^63\\)",
+                 id="eval-batch-negative-seed"),
+    pytest.param(TR.TrainConfig, (3, 4), {"seed": -1}, "\\[0, 2\\^63\\)", id="train-config-negative-seed"),
 ]
 
 
@@ -324,6 +363,20 @@ BAD = [
 def test_bad_input_raises_a_clear_value_error(func, args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         func(*args, **kwargs)
+
+
+def test_transformer_inputs_that_are_fine_after_the_review_fixes():
+    """An integral float width is stored as an int (the model then builds); a float32 MLP is
+    accepted by a float32 or float64 model, its input cast to its dtype; the every-position
+    methods take any causal sequence."""
+    cfg = TR.TransformerConfig(d=8.0, dtype=F64, device="cpu")
+    assert cfg.d == 8 and type(cfg.d) is int
+    model = TR.SSFRTransformer(cfg, SSFR_E, task=SSFR)
+    assert model(SSFR_TOKENS).shape == (6, 6)
+    lin = torch.nn.Linear(8, 8)  # float32
+    assert model.with_mlp(lin)(SSFR_TOKENS).dtype == F64
+    assert model.attention_pattern(torch.zeros(2, 3, dtype=torch.long)).shape == (2, 3, 3)
+    assert TR.TrainConfig(3, 4, betas=[0.5, 0.9]).betas == (0.5, 0.9)
 
 
 def test_the_table_is_as_large_as_the_task_asks():

@@ -349,3 +349,17 @@ def test_reproducibility_two_sampled_committed_rows(one_thread):
         assert new["n_evaluations"] == row["n_evaluations"]
         assert new["monotone_violations"] == row["monotone_violations"]
         print(f"recomputed {point}: m = {new['m']}")
+
+
+def test_reference_search_finds_the_fast_searchs_width():
+    # Where accuracy is monotone along both searches' evaluations, plain bisection with the plain
+    # construction and the galloping search with the fast one report the same width.
+    from assocmem.mlps.capacity_sweeps import capacity_search_reference
+
+    facts = make_fact_set(64, 16, tied=True, seed=0)
+    fast = capacity_search(facts, "whitened", 5, hi=4096)
+    ref = capacity_search_reference(facts, "whitened", 5, hi=4096)
+    assert fast.monotone and ref.monotone
+    assert ref.m == fast.m is not None
+    with pytest.raises(ValueError, match="reference search covers"):
+        capacity_search_reference(facts, "gd")

@@ -107,8 +107,10 @@ def test_bad_input_to_the_helpers():
         S.sphere_perturbations(keys, torch.zeros(4), 0, 0)
     with pytest.raises(ValueError, match="shape"):
         S.sphere_perturbations(keys[:, :1], torch.zeros(4), 1, 0)
-    with pytest.raises(ValueError, match="positive"):
-        S.noise_fit(pd.DataFrame({"d": [8, 8], "F": [4, 4], "J": [2, 4], "noise_ceiling": [0.1, 0.0]}))
+    with pytest.raises(ValueError, match="lack the column"):
+        S.noise_summary(pd.DataFrame({"d": [8, 8], "F": [4, 4], "J": [2, 4], "noise_ceiling": [0.1, 0.0]}))
+    with pytest.raises(ValueError, match="lack the column"):
+        S.usability_summary(pd.DataFrame({"method": ["a"], "transformer_accuracy": [1.0], "usable_fraction": [1.0]}))
 
 
 @pytest.mark.parametrize("make, kwargs, match", [
@@ -143,22 +145,34 @@ def test_configs_refuse_bad_fields(make, kwargs, match):
 # Analysis helpers
 
 
-def test_usability_summary():
+def test_usability_summary_scores_the_margin_test_beside_both_baselines():
     frame = pd.DataFrame({"method": ["a"] * 3 + ["b"] * 2, "transformer_accuracy": [0.2, 0.6, 1.0, 0.5, 0.5],
-                          "usable_fraction": [0.3, 0.6, 0.9, 0.4, 0.6], "key_agreement": [1.0, 0.9, 0.8, 1.0, 1.0]})
-    s = S.usability_summary(frame).set_index("method")
-    assert s.loc["a", "mad"] == pytest.approx(0.2 / 3) and s.loc["a", "max_abs"] == pytest.approx(0.1)
-    assert s.loc["a", "r2"] == pytest.approx(1 - 0.02 / 0.32)
-    assert s.loc["a", "key_agreement"] == pytest.approx(0.9) and s.loc["a", "n"] == 3
-    assert math.isnan(s.loc["b", "r2"])  # accuracy does not vary
+                          "usable_fraction": [0.3, 0.6, 0.9, 0.4, 0.6], "key_agreement": [1.0, 0.9, 0.8, 1.0, 1.0],
+                          "mlp_accuracy": [0.2, 0.8, 1.0, 0.5, 0.5], "identity_accuracy_heldout": [1.0, 0.75, 0.9, 1, 1],
+                          "baseline_key_agreement": [0.5, 0.5, 0.5, 1.0, 1.0]})
+    s = S.usability_summary(frame).set_index(["method", "predictor"])
+    assert list(s.loc["a"].index) == list(S.PREDICTORS)
+    u = s.loc[("a", "usable_fraction")]
+    assert u["mad"] == pytest.approx(0.2 / 3) and u["max_abs"] == pytest.approx(0.1)
+    assert u["r2"] == pytest.approx(1 - 0.02 / 0.32)
+    assert u["key_agreement"] == pytest.approx(0.9) and u["n"] == 3
+    mlp = s.loc[("a", "mlp_accuracy")]
+    assert mlp["mad"] == pytest.approx(0.2 / 3) and mlp["r2"] == pytest.approx(1 - 0.04 / 0.32)
+    assert mlp["key_agreement"] == pytest.approx(0.5)
+    prod = s.loc[("a", "mlp_x_identity")]  # predictions 0.2, 0.6, 0.9: exact, exact, 0.1 off
+    assert prod["mad"] == pytest.approx(0.1 / 3) and prod["r2"] == pytest.approx(1 - 0.01 / 0.32)
+    assert math.isnan(s.loc[("b", "usable_fraction"), "r2"])  # accuracy does not vary
 
 
-def test_noise_fit_recovers_a_power_law():
-    J = np.array([2, 4, 8, 16] * 2)
-    frame = pd.DataFrame({"d": 8, "F": 16, "J": J, "noise_ceiling": 0.03 * J**0.7})
-    fit = S.noise_fit(frame).iloc[0]
-    assert fit.exponent == pytest.approx(0.7, abs=1e-12) and fit.prefactor == pytest.approx(0.03, rel=1e-12)
-    assert fit.se == pytest.approx(0.0, abs=1e-12) and fit.n == 8
+def test_noise_summary_averages_seeds_and_reports_the_failure_rate():
+    frame = pd.DataFrame({"d": 8, "F": 16, "J": [2, 2, 4, 4], "noise_ceiling": [0.1, 0.3, 1.4, 1.2],
+                          "noise_mean": 0.01, "noise_q50": [1e-3, 3e-3, 1e-4, 3e-4], "noise_q90": 0.02,
+                          "noise_q99": 0.05, "identity_accuracy": [1.0, 1.0, 0.9, 0.95]})
+    s = S.noise_summary(frame).set_index("J")
+    assert list(s.index) == [2, 4] and (s["seeds"] == 2).all()
+    assert s.loc[2, "noise_ceiling"] == pytest.approx(0.2) and s.loc[4, "noise_q50"] == pytest.approx(2e-4)
+    assert s.loc[2, "failure_rate"] == 0 and s.loc[4, "failure_rate"] == pytest.approx(0.075)
+    assert s.loc[4, "failure_rate_max"] == pytest.approx(0.1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -173,6 +187,8 @@ def test_one_point_of_each_sweep(one_thread):
         assert 0 <= r["usable_fraction"] <= 1 and 0 <= r["transformer_accuracy"] <= 1
         assert r["mlp_accuracy"] == 1.0 or r["mlp_min_margin"] <= 0
         assert r["noise_ceiling"] >= r["noise_mean"] >= 0
+        assert 0 <= r["baseline_key_agreement"] <= 1 and 0 <= r["identity_accuracy_heldout"] <= 1
+        assert 0 <= r["usable_differs_from_stored"] <= u.num_facts and r["drop_max"] >= r["drop_median"]
     n = S.NOISE_PRESETS["quick"]
     row = S.noise_point(n, S.noise_points(n)[0], CPU)
     assert row["V_J"] == 2 and row["noise_ceiling"] >= row["noise_q99"] >= row["noise_q50"] >= 0
@@ -227,6 +243,24 @@ def test_reproducibility_one_sampled_committed_noise_point(one_thread):
         assert new[col] == pytest.approx(float(row[col]), abs=1e-6), col
     assert abs(new["identity_accuracy"] - float(row["identity_accuracy"])) <= 1 / (point["F"] * cfg.contexts_per_key) + 1e-12
     print(f"recomputed {point}: ceiling {new['noise_ceiling']:.4f}")
+
+
+def test_usable_keys_are_judged_on_held_out_contexts(one_thread, monkeypatch):
+    """The usable-key test's noise comes from contexts the Transformer is not scored on: the seeds
+    passed to ``attention_noise`` and ``ssfr_correct`` differ, and the held-out stream extends the
+    point's streams without changing the first six (the embeddings, maps, MLPs, training, scoring)."""
+    from assocmem.mlps import transformer as T
+
+    seen = {"noise": [], "correct": []}
+    real_noise, real_correct = T.attention_noise, T.ssfr_correct
+    monkeypatch.setattr(T, "attention_noise", lambda *a: seen["noise"].append(a[3]) or real_noise(*a))
+    monkeypatch.setattr(T, "ssfr_correct", lambda *a: seen["correct"].append(a[4]) or real_correct(*a))
+    u = dataclasses.replace(S.USABILITY_PRESETS["quick"], widths=(4,), steps=5)
+    S.usability_point(u, S.usability_points(u)[0], CPU)
+    streams = S._streams(point_seed(u, S.usability_points(u)[0]), 7)
+    assert S._streams(point_seed(u, S.usability_points(u)[0]), 6) == streams[:6]
+    scored, held = streams[4], streams[6]
+    assert seen["correct"] == [scored] and seen["noise"] == [held, scored]  # eps from held; losses from scored
 
 
 def test_capacity_setup_is_deterministic_and_shares_the_embeddings():

@@ -72,3 +72,27 @@ def test_search_rejects_bad_input():
         smallest_width(lambda m: 1.0, verify=-1)
     with pytest.raises(ValueError, match="NaN"):
         smallest_width(lambda m: float("nan"))
+
+
+@pytest.mark.parametrize("threshold", [1, 2, 3, 17, 300, 487, 65535, 65536])
+def test_reference_bisection_agrees_on_monotone_functions(threshold):
+    from assocmem.sweeps import smallest_width_reference
+
+    ref = smallest_width_reference(lambda m: float(m >= threshold))
+    fast = smallest_width(lambda m: float(m >= threshold))
+    assert ref.m == fast.m == threshold and ref.monotone and ref.restarts == 0
+    assert ref.n_evaluations <= math.ceil(math.log2(65537)) + 1
+
+
+def test_reference_bisection_reports_a_miss_and_rejects_bad_input():
+    from assocmem.sweeps import smallest_width_reference
+
+    miss = smallest_width_reference(lambda m: 0.5, lo=3, hi=40)
+    assert miss.m is None and miss.accuracy is None and not miss.found
+    assert smallest_width_reference(lambda m: m >= 5, lo=5, hi=5).m == 5
+    with pytest.raises(ValueError, match="lo must not exceed hi"):
+        smallest_width_reference(lambda m: 1.0, lo=9, hi=3)
+    with pytest.raises(TypeError):
+        smallest_width_reference(3)
+    with pytest.raises(ValueError, match="NaN"):
+        smallest_width_reference(lambda m: float("nan"))

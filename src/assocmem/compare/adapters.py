@@ -52,6 +52,7 @@ Ramsauer, H., et al. (2021), Hopfield networks is all you need, ICLR (the modern
 from __future__ import annotations
 
 import math
+import inspect
 from dataclasses import dataclass
 
 import torch
@@ -78,6 +79,7 @@ __all__ = [
     "MEMORIES",
     "MemoryInfo",
     "MEMORY_INFO",
+    "WRITE_RULES",
     "make_memory",
     "MatrixAdapter",
     "LinearAttentionState",
@@ -585,6 +587,14 @@ class MemoryInfo:
         Whether ``num_parameters`` is proportional to the number of pairs (caches, pattern views).
     unit_sphere : bool
         Whether the memory needs unit keys and values of one width (the MLPs).
+    write_rule : {"sums", "fits", "keeps"}
+        How a write treats the keys' geometry (:data:`WRITE_RULES`): ``"sums"`` adds one term per
+        pair whatever the other keys are (outer product, linear attention, the unwhitened and NTK
+        MLPs, binary SDM, Hopfield); ``"fits"`` solves for the stored keys jointly, inverting or
+        whitening their Gram matrix (least squares, the whitened and data-dependent MLPs),
+        correcting each write by the current error (the delta rule) or training on them (GD);
+        ``"keeps"`` stores the pairs and reads through a kernel of the query and every key (the
+        caches, continuous SDM, modern Hopfield). Chapter 50 compares the spike's cost by it.
     """
 
     label: str
@@ -592,6 +602,15 @@ class MemoryInfo:
     size: str | None = None
     grows_with_pairs: bool = False
     unit_sphere: bool = False
+    write_rule: str = "sums"
+
+    def __post_init__(self) -> None:
+        if self.write_rule not in WRITE_RULES:
+            raise ValueError(f"write_rule must be one of {WRITE_RULES}; got {self.write_rule!r}")
+
+
+#: The write rules of :attr:`MemoryInfo.write_rule`.
+WRITE_RULES = ("sums", "fits", "keeps")
 
 
 _MLP_LABELS = {"gd": "GD MLP", "ntk": "NTK MLP", "unwhitened": "unwhitened MLP", "whitened": "whitened MLP",
@@ -599,18 +618,39 @@ _MLP_LABELS = {"gd": "GD MLP", "ntk": "NTK MLP", "unwhitened": "unwhitened MLP",
 
 MEMORY_INFO = {
     "outer_product": MemoryInfo("outer product", "I"),
-    "least_squares": MemoryInfo("least squares", "I"),
-    "delta_rule": MemoryInfo("delta rule", "I"),
+    "least_squares": MemoryInfo("least squares", "I", write_rule="fits"),
+    "delta_rule": MemoryInfo("delta rule", "I", write_rule="fits"),
     "linear_attention": MemoryInfo("linear attention", "I"),
-    "softmax_cache": MemoryInfo("softmax KV cache", "I", grows_with_pairs=True),
-    **{f"mlp_{m}": MemoryInfo(_MLP_LABELS[m], "II", size="m", unit_sphere=True) for m in MLP_METHODS},
+    "softmax_cache": MemoryInfo("softmax KV cache", "I", grows_with_pairs=True, write_rule="keeps"),
+    **{f"mlp_{m}": MemoryInfo(_MLP_LABELS[m], "II", size="m", unit_sphere=True,
+                              write_rule="sums" if m in ("ntk", "unwhitened") else "fits") for m in MLP_METHODS},
     "binary_sdm": MemoryInfo("binary SDM", "III", size="r"),
-    "continuous_sdm": MemoryInfo("continuous SDM", "III", grows_with_pairs=True),
+    "continuous_sdm": MemoryInfo("continuous SDM", "III", grows_with_pairs=True, write_rule="keeps"),
     "hopfield": MemoryInfo("Hopfield", "III"),
-    "modern_hopfield": MemoryInfo("modern Hopfield", "III", grows_with_pairs=True),
+    "modern_hopfield": MemoryInfo("modern Hopfield", "III", grows_with_pairs=True, write_rule="keeps"),
 }
 #: Every memory :func:`make_memory` builds, in the order of chapter 50's table.
 MEMORIES = tuple(MEMORY_INFO)
+
+
+def _adapter_class(name: str) -> type:
+    if name in MatrixAdapter.RULES:
+        return MatrixAdapter
+    if name.startswith("mlp_"):
+        return MLPAdapter
+    return {"linear_attention": LinearAttentionState, "softmax_cache": SoftmaxCache, "binary_sdm": BinarySDM,
+            "continuous_sdm": ContinuousSDM, "hopfield": ClassicalHopfield, "modern_hopfield": ModernHopfield}[name]
+
+
+def _keyword_options(cls: type) -> tuple[str, ...]:
+    """The keyword arguments ``make_memory`` may pass on to ``cls`` (its own, not d, size, dtype, device)."""
+    fixed = {"self", "d", "d_k", "d_v", "m", "r", "rule", "method", "seed", "dtype", "device"}
+    params = inspect.signature(cls.__init__).parameters.values()
+    return tuple(p.name for p in params if p.name not in fixed and p.kind is not p.VAR_KEYWORD)
+
+
+_OPTIONS = {cls: _keyword_options(cls) for cls in (MatrixAdapter, LinearAttentionState, SoftmaxCache, MLPAdapter,
+                                                     BinarySDM, ContinuousSDM, ClassicalHopfield, ModernHopfield)}
 
 
 def make_memory(name: str, d: int, size: int | None = None, seed: int = 0, *, dtype=torch.float64, device="cpu",
@@ -639,13 +679,19 @@ def make_memory(name: str, d: int, size: int | None = None, seed: int = 0, *, dt
     Raises
     ------
     ValueError
-        An unknown name (the message lists the valid ones), a missing or superfluous size.
+        An unknown name (the message lists the valid ones), a missing or superfluous size, or an
+        option the memory's adapter does not take (the message lists the ones it takes).
     """
     if name not in MEMORY_INFO:
         raise ValueError(f"unknown memory {name!r}; valid memories: {', '.join(MEMORIES)}")
     info = MEMORY_INFO[name]
     if (info.size is None) != (size is None):
         raise ValueError(f"{name}: size must be {'None' if info.size is None else 'the ' + info.size}; got {size!r}")
+    valid = _OPTIONS[_adapter_class(name)]
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ValueError(f"{name}: unknown option(s) {', '.join(unknown)}; valid options: "
+                         f"{', '.join(valid) if valid else 'none'}")
     kw = dict(dtype=dtype, device=device)
     if name in MatrixAdapter.RULES:
         return MatrixAdapter(d, d, name, **options, **kw)

@@ -28,7 +28,9 @@ read error
     argmax decoding recovers its facts: read error and capacity are different questions.
 noise
     :func:`noisy_recall`: recall with queries ``k_i + eps u_i``, ``u_i`` uniform on the sphere and
-    not renormalised (:func:`assocmem.mlps.margins.perturb_queries`, seed 001's App. A.4.2).
+    not renormalised (:func:`assocmem.mlps.margins.perturb_queries`, seed 001's App. A.4.2). The
+    directions are drawn from their own stream (:func:`noise_seed`), so they never repeat the draw
+    of a fact set made with the same seed.
 time
     :func:`timed_recall`: wall-clock seconds of the write and of the read. Machine-dependent:
     compared only as ratios within one run, never as facts about the mathematics.
@@ -67,6 +69,7 @@ __all__ = [
     "recall",
     "read_error",
     "noisy_recall",
+    "noise_seed",
     "timed_recall",
     "capacity",
     "pairs_at_error",
@@ -76,6 +79,8 @@ __all__ = [
 
 #: Key/value geometries: uniform on the sphere, and the same after the rank-1 spike.
 GEOMETRIES = ("isotropic", "anisotropic")
+#: The spawn key of the query-noise stream (:func:`noise_seed`): "noise" in ASCII.
+_NOISE_STREAM = 0x6E6F697365
 
 
 def table_facts(d: int, F_max: int, geometry: str = "isotropic", seed: int = 0, *, beta: float = 1.5,
@@ -148,13 +153,24 @@ def recall(memory: AssociativeMemory, facts: FactSet, queries=None) -> float:
         Already written with ``facts``.
     facts : FactSet
         ``V >= 2`` value rows.
-    queries : array-like, shape ``(F, d)``, optional
-        Read these instead of the keys.
+    queries : array-like, shape ``(F, d_k)``, optional
+        Read these instead of the keys: one query per fact, in the order of ``facts``.
 
     Returns
     -------
     float in ``[0, 1]``
+
+    Raises
+    ------
+    ValueError
+        ``queries`` whose shape is not the keys' ``(F, d_k)`` (one query per fact), or what
+        :meth:`AssociativeMemory.read` and :func:`decode` refuse.
     """
+    if queries is not None:
+        shape = tuple(queries.shape) if hasattr(queries, "shape") else tuple(torch.as_tensor(queries).shape)
+        if shape != tuple(facts.keys.shape):
+            raise ValueError(f"queries must have the keys' shape (F, d_k) = {tuple(facts.keys.shape)}, one per "
+                             f"fact; got shape {shape}")
     y = memory.read(facts.keys if queries is None else queries)
     return float((decode(y, facts.values) == facts.mapping.to(y.device)).double().mean())
 
@@ -165,19 +181,42 @@ def read_error(memory: AssociativeMemory, facts: FactSet) -> float:
     return float(((y - facts.targets.to(y.device)) ** 2).sum(dim=1).mean())
 
 
-def noisy_recall(memory: AssociativeMemory, facts: FactSet, eps: float, seed: int) -> float:
-    """:func:`recall` with queries ``k_i + eps u_i`` (:func:`assocmem.mlps.margins.perturb_queries`).
+def noise_seed(seed: int) -> int:
+    """The seed of the query-noise directions for the harness seed ``seed``: its own stream.
 
-    ``seed`` seeds the directions ``u_i``; it must not be the seed the facts were drawn with:
-    ``perturb_queries`` and ``make_fact_set`` both normalise ``torch.randn(F, d)``, so the same
-    seed gives ``u_i = k_i`` and the "noise" only rescales the keys.
+    ``numpy.random.SeedSequence(seed, spawn_key=(_NOISE_STREAM,))``, so the directions are a draw
+    independent of any fact set, spike or memory seeded with ``seed`` itself
+    (:func:`assocmem.mlps.margins.perturb_queries` and :func:`assocmem.mlps.facts.make_fact_set`
+    both normalise ``torch.randn``: drawn with one seed, the "noise" would be the keys).
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**63)``.
 
     Raises
     ------
     ValueError
-        A negative or non-finite ``eps``, or a ``seed`` that is not an integer.
+        A ``seed`` that is not an integer ``>= 0``.
     """
-    return recall(memory, facts, perturb_queries(facts.keys, eps, seed=seed))
+    seed = as_int(seed, "seed", minimum=0)
+    state = np.random.SeedSequence(seed, spawn_key=(_NOISE_STREAM,)).generate_state(2, dtype=np.uint32)
+    return (int(state[0]) << 31) ^ int(state[1])
+
+
+def noisy_recall(memory: AssociativeMemory, facts: FactSet, eps: float, seed: int) -> float:
+    """:func:`recall` with queries ``k_i + eps u_i`` (:func:`assocmem.mlps.margins.perturb_queries`).
+
+    ``seed`` is the harness seed of the noise; the directions ``u_i`` are drawn with
+    :func:`noise_seed` ``(seed)``, a stream of their own, so that a ``seed`` equal to the facts'
+    seed still gives noise independent of the keys.
+
+    Raises
+    ------
+    ValueError
+        A negative or non-finite ``eps``, or a ``seed`` that is not an integer ``>= 0``.
+    """
+    return recall(memory, facts, perturb_queries(facts.keys, eps, seed=noise_seed(seed)))
 
 
 def timed_recall(build: Callable[[], AssociativeMemory], facts: FactSet) -> tuple[float, float, float]:
@@ -257,6 +296,9 @@ def pairs_at_error(build: Callable[[], AssociativeMemory], facts: FactSet, eps: 
 # analysis of the sweep's rows
 
 
+_BUDGET_COLUMNS = ("memory", "geometry", "W", "F_star", "censored", "grows_with_pairs")
+
+
 def facts_at_budget(frame: pd.DataFrame, budget: float, d: int) -> pd.DataFrame:
     """The most facts each memory stores with at most ``budget`` parameters.
 
@@ -265,24 +307,42 @@ def facts_at_budget(frame: pd.DataFrame, budget: float, d: int) -> pd.DataFrame:
     grow with the pairs (caches, continuous SDM, modern Hopfield; ``W = F (d_k + d_v)``): it stores
     its first ``F`` pairs for every ``F <= F*``, so it stores ``min(F*, floor(budget / 2d))``.
 
+    A count is a lower bound (``at_least``) when the search was censored at ``F_max``, or when the
+    memory has a size knob (a ``size`` column that is not NaN) and no size tried exceeds the budget:
+    the grid stopped below the budget, so a larger size that fits was never measured. (Between
+    the largest size tried under the budget and the first above it, the grid's own step limits
+    the answer; that is the same for every memory with a knob, and the chapter states it.)
+
     Parameters
     ----------
     frame : pandas.DataFrame
         Rows of the ``memory_table`` sweep (columns ``memory, geometry, W, F_star, censored,
-        grows_with_pairs``).
+        grows_with_pairs``, and ``size`` when the memories have size knobs).
     budget : float
-        Parameters allowed.
+        Parameters allowed, ``> 0``.
     d : int
-        The key and value width of the rows.
+        The key and value width of the rows, ``>= 1``.
 
     Returns
     -------
     pandas.DataFrame
-        ``memory, geometry, F, W, facts_per_param, at_least`` (``at_least``: the count is a lower
-        bound, the search was censored at ``F_max``); memories with no row under the budget are
-        left out.
+        ``memory, geometry, F, W, at_least, facts_per_param``; memories with no row under the
+        budget are left out (an empty frame with these columns when none has one).
+
+    Raises
+    ------
+    ValueError
+        A ``frame`` that is not a DataFrame or lacks one of the columns above (the message names
+        them), a ``budget`` that is not a finite real ``> 0``, or a ``d`` that is not an integer
+        ``>= 1``.
     """
     budget = as_real(budget, "budget", minimum=0.0, strict_min=True)
+    d = as_int(d, "d", minimum=1)
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame must be a pandas DataFrame of memory_table rows; got {type(frame).__name__}")
+    missing = [c for c in _BUDGET_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks the columns {missing}; facts_at_budget needs {list(_BUDGET_COLUMNS)}")
     rows = []
     for (memory, geometry), g in frame.groupby(["memory", "geometry"], sort=False):
         if bool(g["grows_with_pairs"].iloc[0]):
@@ -297,8 +357,10 @@ def facts_at_budget(frame: pd.DataFrame, budget: float, d: int) -> pd.DataFrame:
             if ok.empty:
                 continue
             r = ok.sort_values(["F_star", "W"], ascending=[False, True]).iloc[0]
+            knob = "size" in g.columns and bool(g["size"].notna().any())
+            truncated = knob and bool((g["W"] <= budget).all())
             rows.append({"memory": memory, "geometry": geometry, "F": int(r["F_star"]), "W": int(r["W"]),
-                         "at_least": bool(r["censored"])})
+                         "at_least": bool(r["censored"]) or truncated})
     out = pd.DataFrame(rows, columns=["memory", "geometry", "F", "W", "at_least"])
     out["facts_per_param"] = out["F"] / out["W"]
     return out
@@ -310,12 +372,38 @@ def bits_per_parameter(F, W) -> np.ndarray:
     The counting bound says a memory of ``W`` parameters at ``b`` bits each that stores every fact
     set of ``F`` facts over ``F`` values has ``F log2 F <= b W``: this ratio cannot exceed ``b``.
 
+    Parameters
+    ----------
+    F, W : int or array-like of int
+        Facts and parameters (broadcast together): whole numbers, ``F >= 1`` and ``W >= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Bits per parameter, the broadcast shape of ``F`` and ``W``.
+
     Raises
     ------
     ValueError
-        ``F < 1`` or ``W <= 0`` anywhere.
+        Entries that are not real numbers, are non-finite (NaN, inf) or not whole numbers,
+        ``F < 1`` or ``W < 1`` anywhere, or shapes that do not broadcast.
     """
-    F, W = np.asarray(F, dtype=float), np.asarray(W, dtype=float)
-    if np.any(F < 1) or np.any(W <= 0):
-        raise ValueError("need F >= 1 and W > 0")
+    out = []
+    for name, x in (("F", F), ("W", W)):
+        try:
+            a = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must hold real numbers; got {x!r}") from None
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} must be finite; got {x!r}")
+        if np.any(a != np.round(a)):
+            raise ValueError(f"{name} must hold whole numbers (a count of facts or parameters); got {x!r}")
+        out.append(a)
+    F, W = out
+    if np.any(F < 1) or np.any(W < 1):
+        raise ValueError("need F >= 1 and W >= 1 (W > 0 parameters)")
+    try:
+        F, W = np.broadcast_arrays(F, W)
+    except ValueError:
+        raise ValueError(f"F and W shapes {F.shape} and {W.shape} do not broadcast") from None
     return F * np.log2(F) / W

@@ -13,6 +13,9 @@ geometry and the base seed only, never on the memory), and measures
 ``error_at_capacity``      the read error at ``F_star``;
 ``noise_<eps>``            recall at the capacity ``F_star`` (at least 2 facts) with queries
                            ``k + eps u``: how much of what the memory can hold survives noise;
+``load_clean``,            recall of the first ``noise_load`` facts (the same load for every
+``load_noise_<eps>``       memory) with clean and with noisy queries, so that memories can be
+                           compared under noise at one load rather than each at its own capacity;
 ``write_s``, ``read_s``    wall-clock seconds to write and read ``time_facts`` facts, the same
                            number for every memory (machine-dependent);
 ``clean_at_time_facts``    recall of those ``time_facts`` facts with clean queries;
@@ -23,8 +26,9 @@ Presets
 ``quick``  ``d = 16``, ``F_max = 256``, MLP widths 4, 16, 64, SDM neurons 31, 124, 496 (see
            :func:`sdm_neurons`); no gradient descent. Seconds.
 ``cpu``    ``d = 32``, ``F_max = 2048``, MLP widths 4 to 256, SDM neurons 63 to 16128; gradient
-           descent at widths 4 and 8 with 2,000 epochs (the source's 10,000 cost minutes per
-           width on a CPU; recorded in ``notes``). Seven minutes of wall time on a shared two-core machine.
+           descent at widths 4 to 32 (every width of the grid below chapter 50's budget
+           ``(2d)^2``) with 2,000 epochs (the source's 10,000 cost minutes per width on a CPU;
+           recorded in ``notes``). About ten minutes on one core.
 ``paper``  ``d = 64``, ``F_max = 8192``, wider grids, gradient descent with 10,000 epochs at every
            width. A GPU or Ray job.
 
@@ -60,14 +64,21 @@ __all__ = [
     "table_points",
     "table_point",
     "noise_column",
+    "noise_load",
     "sdm_neurons",
     "load_table_results",
 ]
 
 
-def noise_column(eps: float) -> str:
-    """The column of recall under query noise ``eps`` (``noise_0.1``)."""
-    return f"noise_{float(eps):g}"
+def noise_column(eps: float, *, at_load: bool = False) -> str:
+    """The column of recall under query noise ``eps``: at capacity (``noise_0.1``) or at the fixed
+    load ``noise_load`` (``load_noise_0.1``)."""
+    return f"{'load_' if at_load else ''}noise_{float(eps):g}"
+
+
+def noise_load(config: "TableConfig") -> int:
+    """Facts written for the fixed-load noise columns: ``config.noise_load``, or ``d // 2`` (at least 2)."""
+    return config.noise_load if config.noise_load is not None else max(2, config.d // 2)
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,7 @@ class TableConfig:
     spike_beta: float = 1.5
     read_error_eps: float = 0.1
     noise: tuple[float, ...] = (0.1, 0.3, 0.5)
+    noise_load: int | None = None  # facts written for the fixed-load noise columns; None is d // 2
     time_facts: int = 8  # facts written for the time measurement
     verify: int = 2
     seed: int = 0
@@ -115,6 +127,10 @@ class TableConfig:
         as_real(self.read_error_eps, "read_error_eps", minimum=0.0)
         for e in self.noise:
             as_real(e, "noise", minimum=0.0)
+        if self.noise_load is not None:
+            as_int(self.noise_load, "noise_load", minimum=2)
+            if self.noise_load > self.F_max:
+                raise ValueError(f"noise_load = {self.noise_load} exceeds F_max = {self.F_max}")
         as_int(self.time_facts, "time_facts", minimum=2)
         if self.time_facts > self.F_max:
             raise ValueError(f"time_facts = {self.time_facts} exceeds F_max = {self.F_max}")
@@ -175,6 +191,8 @@ def _measure(config: TableConfig, point: dict, device) -> dict:
     F_eps, eps_censored = pairs_at_error(build, facts, config.read_error_eps, verify=config.verify)
     loaded = first_facts(facts, max(F_star, 2))  # the noise is measured at the memory's own capacity
     noisy = memory if F_star >= 2 else build().write(loaded.keys, loaded.targets)
+    at_load = first_facts(facts, min(noise_load(config), config.F_max))
+    load_memory = build().write(at_load.keys, at_load.targets)
     write_s, read_s, clean = timed_recall(build, first_facts(facts, config.time_facts))
     row = {
         "W": memory.num_parameters,
@@ -186,6 +204,9 @@ def _measure(config: TableConfig, point: dict, device) -> dict:
         "error_at_capacity": read_error(memory, at_cap),
         "clean_at_time_facts": clean,
         **{noise_column(e): noisy_recall(noisy, loaded, e, seed=_seed(config, "noise")) for e in config.noise},
+        "load_clean": recall(load_memory, at_load),
+        **{noise_column(e, at_load=True): noisy_recall(load_memory, at_load, e, seed=_seed(config, "noise"))
+           for e in config.noise},
         "write_s": write_s,
         "read_s": read_s,
         "n_evaluations": search.n_evaluations,
@@ -219,9 +240,10 @@ TABLE_PRESETS = {
                          memories=tuple(m for m in MEMORIES if m != "mlp_gd"),
                          notes=("gradient descent not run (minutes per width)",)),
     "cpu": TableConfig(d=32, F_max=2048, mlp_widths=(4, 8, 16, 32, 64, 128, 256),
-                       sdm_neurons=sdm_neurons(32, 5), gd_widths=(4, 8), gd_epochs=2000, time_facts=64,
-                       notes=("gradient descent at widths 4 and 8 only, 2,000 epochs (the source's 10,000 "
-                              "take minutes per width on a CPU)",)),
+                       sdm_neurons=sdm_neurons(32, 5), gd_widths=(4, 8, 16, 32), gd_epochs=2000, time_facts=64,
+                       notes=("gradient descent at widths 4 to 32 only (every width of the grid below the "
+                              "budget (2d)^2), 2,000 epochs (the source's 10,000 take minutes per width on a "
+                              "CPU)",)),
     "paper": TableConfig(d=64, F_max=8192, mlp_widths=(4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048),
                          sdm_neurons=sdm_neurons(64, 5), gd_widths=(8, 32, 128, 512),
                          time_facts=256),

@@ -187,15 +187,7 @@ def replicate_point(config: ReplicateConfig, point: dict, device) -> dict:
     res = CS.capacity_search(facts, method, seed, lo=base.lo, hi=base.hi, verify=base.verify,
                              epochs=base.gd_epochs, lr=base.gd_lr, device=device)
     return {
-        "m": res.m,
-        "W": None if res.m is None else 3 * res.m * d,
-        "found": res.found,
-        "accuracy": res.accuracy,
-        "best_accuracy": max(a for _, a in res.evaluations),
-        "n_evaluations": res.n_evaluations,
-        "monotone_violations": len(res.monotone_violations),
-        "violation_widths": ";".join(str(m) for m in res.monotone_violations),
-        "restarts": res.restarts,
+        **CS.search_columns(res, d),
         "epochs": base.gd_epochs if method == "gd" else None,
         "beta": base.beta if point["geometry"] == "anisotropic" else 0.0,
         "weights_seed": seed,

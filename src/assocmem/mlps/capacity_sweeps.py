@@ -40,6 +40,14 @@ weights). The search (:func:`assocmem.sweeps.smallest_width`) reports a width th
 whose predecessor misses and whose next two widths reach 100 % too, and lists every evaluated
 width that missed above a smaller success (``monotone_violations``, ``violation_widths``).
 
+Speed. :func:`capacity_search` builds each width with the library's fast constructions and runs
+with torch's threads capped at the cores other processes leave free
+(:func:`assocmem.benchmarking.load_capped_threads`). :func:`capacity_search_reference` is the
+plain search it is benchmarked beside: bisection over ``[lo, hi]``
+(:func:`assocmem.sweeps.smallest_width_reference`) with the plain constructions
+(:func:`assocmem.mlps.mlp.hebbian_mlp_reference`,
+:func:`assocmem.mlps.mlp.data_dependent_mlp_reference`).
+
 References
 ----------
 Seed 001 (Garcia et al. 2026, "MLPs are Hebbians"): Theorem 2.4 (counting bound), Sec. 4.3
@@ -57,14 +65,16 @@ import pandas as pd
 import torch
 
 from assocmem._checks import as_int, as_real, positive_int, seed_int
+from assocmem.benchmarking import load_capped_threads
 from assocmem.mlps.counting import min_parameters_bound
 from assocmem.mlps._checks import real_array
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
 from assocmem.mlps.margins.decoding import accuracy
-from assocmem.mlps.mlp import data_dependent_mlp, hebbian_mlp, ntk_mlp, train_mlp
+from assocmem.mlps.mlp import (data_dependent_mlp, data_dependent_mlp_reference, hebbian_mlp,
+                               hebbian_mlp_reference, ntk_mlp, train_mlp)
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
-from assocmem.sweeps.search import SearchResult, smallest_width
+from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_reference
 
 __all__ = [
     "METHODS",
@@ -78,6 +88,8 @@ __all__ = [
     "capacity_fact_set",
     "build_memory",
     "capacity_search",
+    "search_columns",
+    "capacity_search_reference",
     "accuracy_curve",
     "capacity_points",
     "capacity_point",
@@ -373,10 +385,54 @@ def capacity_search(
         raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
 
     def accuracy_at(m: int) -> float:
-        model = build_memory(method, facts, m, seed, epochs=epochs, lr=lr, device=device)
-        return accuracy(_Chunked(model, m), facts)
+        with load_capped_threads():
+            model = build_memory(method, facts, m, seed, epochs=epochs, lr=lr, device=device)
+            return accuracy(_Chunked(model, m), facts)
 
     return smallest_width(accuracy_at, lo=lo, hi=hi, target=1.0, verify=verify)
+
+
+def capacity_search_reference(facts: FactSet, method: str = "whitened", seed: int = 0, *, lo: int = 1,
+                              hi: int = 65536) -> SearchResult:
+    """Plain reference for :func:`capacity_search` (``whitened`` and ``data_dependent`` only).
+
+    Bisection over ``[lo, hi]`` (:func:`assocmem.sweeps.smallest_width_reference`, no gallop,
+    no verification), building each width with the plain construction
+    (:func:`assocmem.mlps.mlp.hebbian_mlp_reference` with ridge ``1e-6``, or
+    :func:`assocmem.mlps.mlp.data_dependent_mlp_reference`) and measuring
+    :func:`assocmem.mlps.margins.accuracy` on the whole model. Where accuracy is monotone in
+    ``m`` it finds the width :func:`capacity_search` finds; it is the same-run baseline of
+    ``benchmarks/bench_ratios.py``.
+
+    Parameters
+    ----------
+    facts : FactSet
+    method : {"whitened", "data_dependent"}, default "whitened"
+    seed : int, default 0
+    lo, hi : int, default 1 and 65536
+
+    Returns
+    -------
+    SearchResult
+
+    Raises
+    ------
+    ValueError
+        Another method, or a bad search range.
+
+    References
+    ----------
+    Seed 001, App. A.3.1 (the capacity protocol: binary search over ``m`` in ``[1, 65536]``).
+    """
+    if method not in ("whitened", "data_dependent"):
+        raise ValueError(f"the reference search covers 'whitened' and 'data_dependent'; got {method!r}")
+
+    def accuracy_at(m: int) -> float:
+        if method == "whitened":
+            return accuracy(hebbian_mlp_reference(facts, m, ridge=_RIDGE, seed=seed), facts)
+        return accuracy(data_dependent_mlp_reference(facts, m, seed=seed, ridge=_RIDGE), facts)
+
+    return smallest_width_reference(accuracy_at, lo=lo, hi=hi, target=1.0)
 
 
 def accuracy_curve(facts: FactSet, method: str, widths, seed: int = 0, *, epochs: int = 10000,
@@ -431,6 +487,25 @@ def capacity_points(config: CapacityConfig) -> list[dict]:
     return grid
 
 
+def search_columns(res: SearchResult, d: int) -> dict:
+    """The result columns of one capacity search: the width found, ``W = 3 m d`` and the search's record.
+
+    Shared by the ``capacity`` sweep and the ``capacity_more`` sweep
+    (:mod:`assocmem.mlps.capacity_replicate_sweeps`), so both store the same columns.
+    """
+    return {
+        "m": res.m,
+        "W": None if res.m is None else 3 * res.m * d,
+        "found": res.found,
+        "accuracy": res.accuracy,
+        "best_accuracy": max(a for _, a in res.evaluations),
+        "n_evaluations": res.n_evaluations,
+        "monotone_violations": len(res.monotone_violations),
+        "violation_widths": ";".join(str(m) for m in res.monotone_violations),
+        "restarts": res.restarts,
+    }
+
+
 def capacity_point(config: CapacityConfig, point: dict, device) -> dict:
     """One capacity search: the row of results at one grid point.
 
@@ -449,15 +524,7 @@ def capacity_point(config: CapacityConfig, point: dict, device) -> dict:
     res = capacity_search(facts, method, point_seed(config, point), lo=config.lo, hi=config.hi,
                           verify=config.verify, epochs=config.gd_epochs, lr=config.gd_lr, device=device)
     return {
-        "m": res.m,
-        "W": None if res.m is None else 3 * res.m * d,
-        "found": res.found,
-        "accuracy": res.accuracy,
-        "best_accuracy": max(a for _, a in res.evaluations),
-        "n_evaluations": res.n_evaluations,
-        "monotone_violations": len(res.monotone_violations),
-        "violation_widths": ";".join(str(m) for m in res.monotone_violations),
-        "restarts": res.restarts,
+        **search_columns(res, d),
         "epochs": config.gd_epochs if method == "gd" else None,
         "beta": config.beta if point["geometry"] == "anisotropic" else 0.0,
         "fact_seed": fact_seed(config, d, F),

@@ -26,14 +26,18 @@ Sec. 3.2 and 5.1, on the one-layer SSFR Transformer of :mod:`assocmem.mlps.trans
 
 Usable keys (Fig. 7). The source says that "the usable-key fraction inferred from per-key margins"
 tracks Transformer accuracy, without defining it. Ours: key ``i`` is *usable* when its margin
-survives noise of the size the attention actually produces for it. With ``eps_i`` the largest
-measured noise of key ``i`` over its sampled contexts (its own noise ceiling, Def. 5.1 per key), we
-read the MLP at ``noise_draws`` points of the unit sphere at chord distance ``eps_i`` from ``k_i``
-in random tangent directions (the perturbation model of App. A.4.2, kept on the sphere because the
+survives noise of the size the attention produces for it. With ``eps_i`` the largest noise of key
+``i`` over ``contexts_per_key`` **held-out** contexts (its own noise ceiling, Def. 5.1 per key,
+drawn from a seed stream of their own, never the contexts the Transformer is scored on), we read
+the MLP at ``noise_draws`` points of the unit sphere at chord distance ``eps_i`` from ``k_i`` in
+random tangent directions (the perturbation model of App. A.4.2, kept on the sphere because the
 MLP's input is unit-normalised); the key is usable when the margin stays positive at all of them,
-i.e. when its clean margin exceeds the largest drop that noise of that size caused. It uses the
-attention's noise *magnitude* only, never its direction, so it predicts the Transformer's
-correctness rather than restating it.
+i.e. when its clean margin exceeds the largest drop that noise of that size caused.
+
+Baselines. A predictor of Transformer accuracy is informative only if it beats what needs no
+margin at all: the standalone MLP's accuracy (``mlp_accuracy``), and that times the attention's
+accuracy on the identity task over the same held-out contexts (``identity_accuracy_heldout``).
+:func:`usability_summary` scores all three side by side.
 
 Where the authors' code and the source's text differ, the sweeps follow the text: ``V_J = J`` in
 the noise sweep (the code: 16) and ``d = 96`` for its middle size (the code: 90); the GD MLP is the
@@ -49,7 +53,6 @@ Presets: ``quick`` (seconds: CI and the chapters' live runs), ``cpu`` (committed
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,7 +84,8 @@ __all__ = [
     "sphere_perturbations",
     "usable_keys",
     "usability_summary",
-    "noise_fit",
+    "PREDICTORS",
+    "noise_summary",
 ]
 
 #: GD-trained MLPs of the usability sweep: cross-entropy (Fig. 2a) and MSE (App. A.4.5).
@@ -89,6 +93,9 @@ GD_METHODS = ("gd_ce", "gd_mse")
 #: Memories of the capacity sweep (:data:`assocmem.mlps.transformer.METHODS`).
 CAPACITY_METHODS = ("gd_ce", "gd_mse", "ntk", "unwhitened", "whitened", "data_dependent")
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}
+#: A context in which ``||u - k|| > 1`` has the query closer to orthogonal than to its key
+#: (chord 1 is a 60-degree angle): we count the key as *lost* by the attention there.
+_LOST_CHORD = 1.0
 
 
 def _transformer():
@@ -430,19 +437,30 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
         ``drop_median`` (median margin drop of the usable-key test), ``margin_median_right`` and
         ``margin_median_wrong`` (median unit margin of the keys right in every context, and of the
         others; NaN when there are none), ``wrong_with_positive_margin`` (keys the MLP stores that
-        the Transformer gets wrong in some context); the attention's
-        ``noise_ceiling`` and ``noise_mean`` (over every key and context) and its accuracy on the
-        identity task ``identity_accuracy``.
+        the Transformer gets wrong in some context); ``baseline_key_agreement`` (keys where "the
+        MLP stores it" equals "right in every context"), ``drop_max`` (the largest margin drop),
+        ``usable_differs_from_stored`` (keys the usable-key test calls otherwise than the sign of
+        the clean margin: what the noise term adds), ``wrong_lost_by_attention`` (stored keys
+        missed in a scored context where ``||u - k|| > 1``: the attention lost the key); the
+        attention's ``noise_ceiling``, ``noise_mean`` and ``noise_q50`` over every key and
+        **held-out** context, its accuracy on the identity task over the scored contexts
+        (``identity_accuracy``) and over the held-out ones (``identity_accuracy_heldout``).
     """
     T = _transformer()
-    s_emb, s_map, s_mlp, s_train, s_eval, s_noise = _streams(point_seed(config, point), 6)
+    # the 7th stream (held-out contexts) extends the first six: SeedSequence states are prefixes
+    s_emb, s_map, s_mlp, s_train, s_eval, s_noise, s_held = _streams(point_seed(config, point), 7)
     task = T.SSFRTask(num_facts=config.num_facts, junk_vocab=config.junk_vocab, junk_length=config.junk_length)
     emb = T.embedding_table(task, config.d, seed=s_emb)
     model = T.pretrained_attention(task, emb, _model_config(config, config.d, device), _train_config(config, s_train))
     identity = torch.arange(task.num_facts)
     identity_acc = T.ssfr_accuracy(model, task, identity, config.contexts_per_key, s_eval)
-    noise = T.attention_noise(model, task, config.contexts_per_key, s_eval).to(torch.float64)  # (F, C)
-    eps = noise.max(dim=1).values.clamp(max=2.0)  # per-key ceiling
+    # noise and the attention's identity accuracy on HELD-OUT contexts (s_held): the predictors below
+    # never see the contexts the Transformer is scored on (s_eval)
+    identity_held = T.ssfr_accuracy(model, task, identity, config.contexts_per_key, s_held)
+    noise = T.attention_noise(model, task, config.contexts_per_key, s_held).to(torch.float64)  # (F, C)
+    eps = noise.max(dim=1).values.clamp(max=2.0)  # per-key ceiling, held-out contexts
+    noise_eval = T.attention_noise(model, task, config.contexts_per_key, s_eval).to(torch.float64)  # (F, C)
+    lost_eval = noise_eval.max(dim=1).values > _LOST_CHORD  # keys the attention loses in a scored context
     mapping = T.fact_map(task, seed=s_map)
     facts = T.fact_set(emb, task, mapping)
     rows = []
@@ -456,6 +474,7 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
             correct = T.ssfr_correct(model.with_mlp(mlp), task, mapping, config.contexts_per_key, s_eval)  # (F, C)
             key_right = correct.all(dim=1)
             usable, drop = usable_keys(mlp, facts, eps, config.noise_draws, s_noise)
+            stored = margins > 0
             q10, q50, q90 = torch.quantile(unit_margins, torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)).tolist()
             right, wrong = unit_margins[key_right], unit_margins[~key_right]
             rows.append({
@@ -467,41 +486,77 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
                 "key_accuracy": float(key_right.double().mean()),
                 "usable_fraction": float(usable.double().mean()),
                 "key_agreement": float((usable == key_right).double().mean()),
-                "drop_median": float(drop.median()),
+                "baseline_key_agreement": float((stored == key_right).double().mean()),
+                "drop_median": float(drop.median()), "drop_max": float(drop.max()),
+                "usable_differs_from_stored": int((usable != stored).sum()),
+                "wrong_lost_by_attention": int((~key_right & stored & lost_eval).sum()),
                 "margin_median_right": float(right.median()) if len(right) else float("nan"),
                 "margin_median_wrong": float(wrong.median()) if len(wrong) else float("nan"),
                 "wrong_with_positive_margin": int(((margins > 0) & ~key_right).sum()),
                 "noise_ceiling": float(noise.max()), "noise_mean": float(noise.mean()),
-                "identity_accuracy": float(identity_acc),
+                "noise_q50": float(noise.median()),
+                "identity_accuracy": float(identity_acc), "identity_accuracy_heldout": float(identity_held),
                 "V_J": int(config.junk_vocab), "contexts": int(config.contexts_per_key),
             })
     return rows
 
 
+#: The predictors of Transformer accuracy :func:`usability_summary` scores: the usable-key fraction
+#: and the two baselines that use no margin (module docstring).
+PREDICTORS = ("usable_fraction", "mlp_accuracy", "mlp_x_identity")
+
+
 def usability_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """How well the usable-key fraction predicts Transformer accuracy, per method.
+    """How well each predictor forecasts Transformer accuracy, per method: the margin test and baselines.
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        Rows of ``transformer_usability``.
+        Rows of ``transformer_usability`` (columns ``method``, ``transformer_accuracy``,
+        ``usable_fraction``, ``mlp_accuracy``, ``identity_accuracy_heldout``, ``key_agreement``,
+        ``baseline_key_agreement``).
 
     Returns
     -------
     pandas.DataFrame
-        Per method: ``n`` rows, ``mad`` (mean absolute difference between ``usable_fraction``
-        and ``transformer_accuracy`` over every width and seed), ``max_abs`` (the largest),
-        ``r2`` (``1 - SS_res / SS_tot`` of ``transformer_accuracy`` predicted by
-        ``usable_fraction`` with no fitted constant; NaN when accuracy does not vary),
-        ``key_agreement`` (mean over rows).
+        One row per ``(method, predictor)``, predictors in :data:`PREDICTORS` order:
+        ``usable_fraction`` (the margin-and-noise test), ``mlp_accuracy`` (the standalone MLP's
+        accuracy) and ``mlp_x_identity`` (that times ``identity_accuracy_heldout``). Columns
+        ``n`` rows, ``mad`` (mean absolute difference from ``transformer_accuracy`` over every
+        width and seed, a fraction), ``max_abs`` (the largest), ``r2`` (``1 - SS_res / SS_tot``
+        of ``transformer_accuracy`` predicted with no fitted constant; NaN when accuracy does not
+        vary), ``key_agreement`` (mean over rows of the per-key agreement: ``key_agreement`` for
+        the usable-key test, ``baseline_key_agreement`` for both baselines, which call a key right
+        when the MLP stores it).
+
+    Raises
+    ------
+    ValueError
+        A missing column.
+
+    References
+    ----------
+    Seed 001, Sec. 5.1 and Fig. 7 (the usable-key fraction), App. A.4.4 (margins compared with
+    Transformer and standalone MLP accuracy).
     """
+    need = {"method", "transformer_accuracy", "usable_fraction", "mlp_accuracy", "identity_accuracy_heldout",
+            "key_agreement", "baseline_key_agreement"}
+    missing = sorted(need - set(frame.columns))
+    if missing:
+        raise ValueError(f"usability rows lack the column(s) {missing} (rerun the sweep with this version)")
     out = []
     for method, g in frame.groupby("method", sort=False):
-        y, x = g["transformer_accuracy"].to_numpy(float), g["usable_fraction"].to_numpy(float)
+        y = g["transformer_accuracy"].to_numpy(float)
         ss_tot = float(((y - y.mean()) ** 2).sum())
-        r2 = 1 - float(((y - x) ** 2).sum()) / ss_tot if ss_tot > 0 else float("nan")
-        out.append({"method": method, "n": len(g), "mad": float(np.abs(y - x).mean()),
-                    "max_abs": float(np.abs(y - x).max()), "r2": r2, "key_agreement": float(g["key_agreement"].mean())})
+        preds = {"usable_fraction": g["usable_fraction"].to_numpy(float),
+                 "mlp_accuracy": g["mlp_accuracy"].to_numpy(float),
+                 "mlp_x_identity": (g["mlp_accuracy"] * g["identity_accuracy_heldout"]).to_numpy(float)}
+        for name in PREDICTORS:
+            x = preds[name]
+            r2 = 1 - float(((y - x) ** 2).sum()) / ss_tot if ss_tot > 0 else float("nan")
+            agree = g["key_agreement" if name == "usable_fraction" else "baseline_key_agreement"]
+            out.append({"method": method, "predictor": name, "n": len(g), "mad": float(np.abs(y - x).mean()),
+                        "max_abs": float(np.abs(y - x).max()), "r2": r2, "key_agreement": float(agree.mean())})
     return pd.DataFrame(out)
 
 
@@ -545,38 +600,46 @@ def noise_point(config: NoiseConfig, point: dict, device) -> dict:
             "contexts": int(config.contexts_per_key)}
 
 
-def noise_fit(frame: pd.DataFrame, column: str = "noise_ceiling") -> pd.DataFrame:
-    """Power-law fit ``column ~ a J^p`` per ``(d, F)``: least squares of ``log`` on ``log J``.
+def noise_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """The attention noise against ``J`` per size: means over seeds, and the attention's failure rate.
+
+    No formula is fitted: the source states a trend only (Fig. 3a), and the data have two regimes
+    (a small ceiling while the attention fetches the key in every context, a ceiling near
+    ``sqrt(2)`` once it loses the key in some), which no single power law describes.
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        Rows of ``attention_noise`` (every repetition is a point of the fit).
-    column : str, default ``"noise_ceiling"``
+        Rows of ``attention_noise`` (columns ``d, F, J, noise_ceiling, noise_mean, noise_q50,
+        noise_q90, noise_q99, identity_accuracy``).
 
     Returns
     -------
     pandas.DataFrame
-        ``d, F, n, exponent, se, prefactor`` (``se`` NaN with fewer than three points).
+        Per ``(d, F, J)``, sorted: ``seeds`` (rows averaged), the means over seeds of
+        ``noise_ceiling``, ``noise_mean``, ``noise_q50``, ``noise_q90``, ``noise_q99``, and
+        ``failure_rate`` (mean of ``1 - identity_accuracy``: the fraction of contexts in which
+        the attention, with the identity MLP, returns another key), ``failure_rate_max`` (the
+        worst seed's).
 
     Raises
     ------
     ValueError
-        A non-positive value in ``column`` (no logarithm).
+        A missing column.
+
+    References
+    ----------
+    Seed 001, Definition 5.1 and Fig. 3a; App. A.4.1.
     """
-    out = []
-    for (d, F), g in frame.groupby(["d", "F"], sort=True):
-        y = g[column].to_numpy(float)
-        if (y <= 0).any():
-            raise ValueError(f"{column} must be positive to fit a power law")
-        x = np.log(g["J"].to_numpy(float))
-        xc = x - x.mean()
-        p = float(xc @ (np.log(y) - np.log(y).mean())) / float(xc @ xc)
-        resid = np.log(y) - np.log(y).mean() - p * xc
-        se = math.sqrt(float(resid @ resid) / (len(x) - 2) / float(xc @ xc)) if len(x) > 2 else float("nan")
-        out.append({"d": int(d), "F": int(F), "n": len(g), "exponent": p, "se": se,
-                    "prefactor": float(math.exp(np.log(y).mean() - p * x.mean()))})
-    return pd.DataFrame(out)
+    cols = ["noise_ceiling", "noise_mean", "noise_q50", "noise_q90", "noise_q99"]
+    missing = sorted({"d", "F", "J", "identity_accuracy", *cols} - set(frame.columns))
+    if missing:
+        raise ValueError(f"noise rows lack the column(s) {missing}")
+    g = frame.assign(failure_rate=1.0 - frame["identity_accuracy"]).groupby(["d", "F", "J"], sort=True)
+    out = g[cols + ["failure_rate"]].mean()
+    out["failure_rate_max"] = g["failure_rate"].max()
+    out.insert(0, "seeds", g.size())
+    return out.reset_index()
 
 
 # --------------------------------------------------------------------------------------------

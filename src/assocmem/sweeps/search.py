@@ -4,6 +4,9 @@ The capacity protocol of "MLPs are Hebbians" (Part II) asks, for each fact set, 
 hidden width ``m`` in ``[1, 65536]`` whose MLP stores every fact (accuracy 100 %). Accuracy is
 not guaranteed to be monotone in ``m`` (the features and the permutation are random), so the
 search has to say what it does when it is not: see :func:`smallest_width`.
+:func:`smallest_width_reference` is the plain bisection over ``[lo, hi]`` that the galloping
+search is tested against and benchmarked beside (the library's convention: a fast path's
+reference is ``<fast path>_reference`` in the same module).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 
 from assocmem._checks import as_int, as_real
 
-__all__ = ["SearchResult", "smallest_width"]
+__all__ = ["SearchResult", "smallest_width", "smallest_width_reference"]
 
 
 @dataclass(frozen=True)
@@ -224,3 +227,65 @@ def smallest_width(
         hi=hi,
         target=target,
     )
+
+
+def smallest_width_reference(
+    accuracy_at: Callable[[int], float],
+    lo: int = 1,
+    hi: int = 65536,
+    target: float = 1.0,
+) -> SearchResult:
+    """Plain reference for :func:`smallest_width`: bisection over ``[lo, hi]``, assuming monotone accuracy.
+
+    Keeps ``fail < good`` with every width ``<= fail`` taken to miss and ``good`` to reach the
+    target (``fail = lo - 1`` and ``good = hi + 1`` to start), evaluates the midpoint and halves
+    the interval until ``good = fail + 1``. About ``log2(hi - lo)`` evaluations, starting at the
+    middle of the range (so it builds the large models that the galloping search avoids), no
+    verification. When accuracy is monotone in ``m`` it returns the same width as
+    :func:`smallest_width` (tested); when it is not, either may differ.
+
+    Parameters
+    ----------
+    accuracy_at : callable
+        ``accuracy_at(m) -> float`` (or bool).
+    lo, hi : int, default 1 and 65536
+    target : float, default 1.0
+
+    Returns
+    -------
+    SearchResult
+        ``m`` (``None`` when no evaluated width reached the target), every evaluation,
+        ``monotone_violations`` as in :func:`smallest_width`, ``restarts = 0``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`smallest_width`.
+    TypeError
+        If ``accuracy_at`` is not callable.
+    """
+    if not callable(accuracy_at):
+        raise TypeError(f"accuracy_at must be a callable m -> accuracy, got {type(accuracy_at).__name__}")
+    lo, hi = _check_width("lo", lo), _check_width("hi", hi)
+    if lo > hi:
+        raise ValueError(f"lo must not exceed hi; got lo={lo}, hi={hi}")
+    if isinstance(target, float) and math.isnan(target):
+        raise ValueError("target must not be NaN")
+    target = as_real(target, "target")
+    order: list[tuple[int, float]] = []
+    fail, good = lo - 1, hi + 1
+    while good - fail > 1:
+        mid = (fail + good) // 2
+        acc = _accuracy(accuracy_at(mid), mid)
+        order.append((mid, acc))
+        if acc >= target:
+            good = mid
+        else:
+            fail = mid
+    seen = dict(order)
+    violations = tuple(m for m, a in sorted(seen.items())
+                       if a < target and any(s < m and b >= target for s, b in seen.items()))
+    found = good <= hi
+    return SearchResult(m=good if found else None, accuracy=seen[good] if found else None,
+                        evaluations=tuple(order), monotone_violations=violations, restarts=0,
+                        lo=lo, hi=hi, target=target)

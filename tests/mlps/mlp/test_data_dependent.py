@@ -68,3 +68,30 @@ def test_data_dependent_errors_name_the_caller_arguments(facts256):
         data_dependent_mlp(facts256, 8, cg_max_iter=0)
     with pytest.raises(ValueError, match=r"^ridge must be"):
         data_dependent_mlp(facts256, 8, ridge=-1.0)
+
+
+def test_reference_construction_agrees_when_both_solves_converge():
+    # Both solve the same two SPD normal-equation systems by CG (rank-1 vs Jacobi
+    # preconditioner). Stopped at relative residual 1e-11, each iterate is within
+    # cond * 1e-11 of the exact solution; 1e-6 allows a condition number up to ~5e4 (the
+    # Jacobi-preconditioned operator here needs ~150 iterations, i.e. cond ~ 1e3-1e4).
+    from assocmem.mlps.mlp.data_dependent import data_dependent_mlp_reference
+
+    facts = make_fact_set(128, 16, tied=True, seed=2)
+    fast = data_dependent_mlp(facts, 40, seed=1, cg_tol=1e-11, cg_max_iter=5000)
+    ref = data_dependent_mlp_reference(facts, 40, seed=1, cg_tol=1e-11, cg_max_iter=5000)
+    for a, b in ((fast.G, ref.G), (fast.A, ref.A), (fast.B, ref.B)):
+        assert ((a - b).norm() / b.norm()).item() <= 1e-6
+    assert accuracy(fast, facts) == accuracy(ref, facts)
+
+
+def test_reference_construction_at_the_default_tolerance_and_bad_input(facts256):
+    from assocmem.mlps.mlp.data_dependent import data_dependent_mlp_reference
+
+    ref = data_dependent_mlp_reference(facts256, 64)
+    assert ref.info["iterations_G"] >= 1 and ref.info["iterations_A"] >= 1
+    assert accuracy(ref, facts256) == accuracy(data_dependent_mlp(facts256, 64), facts256) == 1.0
+    with pytest.raises(ValueError):
+        data_dependent_mlp_reference(facts256, 64, cg_max_iter=0)
+    with pytest.raises(ValueError, match="positive ridge"):
+        data_dependent_mlp_reference(facts256, 8, ridge=0.0)

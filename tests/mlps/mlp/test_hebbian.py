@@ -72,3 +72,47 @@ def test_keys_off_the_sphere_allowed_on_request():
     fs = make_fact_set(8, 4)
     off = FactSet(1.5 * fs.keys, fs.values, fs.mapping, unit_norm=False)
     assert hebbian_mlp(off, 4, require_unit_keys=False).num_parameters == 48
+
+
+@pytest.mark.parametrize("m", [100, 300])  # primal and dual branch (F = 256)
+def test_reference_construction_agrees_with_the_fast_one(facts256, m):
+    # Same weights bit for bit (one seeded draw); readouts equal up to cond(S) * rounding (the
+    # readout test bounds that); here: relative difference <= 1e-8 (cond(S) ~ 1e5 at this size
+    # with ridge 1e-6, times eps ~ 2e-16, times a factor 100 for the differing summation orders)
+    # and the same strict accuracy.
+    from assocmem.mlps.mlp.hebbian import hebbian_mlp_reference
+
+    fast = hebbian_mlp(facts256, m, "full", seed=3)
+    ref = hebbian_mlp_reference(facts256, m, seed=3)
+    assert torch.equal(fast.A, ref.A) and torch.equal(fast.G, ref.G)
+    assert ((fast.B - ref.B).norm() / ref.B.norm()).item() <= 1e-8
+    assert strict_accuracy(fast, facts256) == strict_accuracy(ref, facts256)
+
+
+def test_reference_construction_rejects_bad_input(facts256):
+    from assocmem.mlps.mlp.hebbian import hebbian_mlp_reference
+
+    with pytest.raises(ValueError):
+        hebbian_mlp_reference(facts256, 0)
+    with pytest.raises(ValueError, match="positive ridge"):
+        hebbian_mlp_reference(facts256, 10, ridge=0.0)
+    with pytest.raises(ValueError, match="FactSet"):
+        hebbian_mlp_reference("facts", 10)
+
+
+def test_construction_under_a_thread_cap_gives_the_same_memory(facts256, monkeypatch):
+    # The load rule may run the construction on fewer threads; the memory must not depend on it
+    # beyond rounding (threads split BLAS reductions differently).
+    import assocmem.benchmarking as bm
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        monkeypatch.setattr(bm, "free_cores", lambda max_age=0.1: 1)
+        capped = hebbian_mlp(facts256, 200, "full")
+        assert torch.get_num_threads() == 2  # restored after the call
+        monkeypatch.setenv("ASSOCMEM_LOAD_CAP", "0")
+        free = hebbian_mlp(facts256, 200, "full")
+    finally:
+        torch.set_num_threads(n)
+    assert ((capped.B - free.B).norm() / free.B.norm()).item() <= 1e-8

@@ -122,3 +122,34 @@ def test_whitened_readout_stays_differentiable():
     torch.testing.assert_close(B.detach(), plain, rtol=1e-10, atol=1e-12)
     B.square().sum().backward()
     assert Phi.grad is not None and torch.isfinite(Phi.grad).all()
+
+
+@pytest.mark.parametrize("F, m", [(300, 120), (80, 150)])  # primal (m <= F) and dual (m > F)
+def test_reference_readout_agrees_with_the_fast_one(F, m):
+    # hebbian_readout_reference: whole Gram matrix and one LU solve of the normal equations. Both
+    # are backward-stable solves of the same SPD system, so their relative difference is bounded
+    # by a small multiple of cond(S) * eps; we allow 10 m cond(S) eps (cond(S) computed here).
+    from assocmem.mlps.mlp.readout import hebbian_readout_reference
+
+    g = torch.Generator().manual_seed(1)
+    Phi = torch.randn(F, m, generator=g, dtype=torch.float64)
+    C = torch.randn(F, 16, generator=g, dtype=torch.float64)
+    ridge = 1e-3
+    fast = hebbian_readout(Phi, C, "full", ridge)
+    ref = hebbian_readout_reference(Phi, C, ridge)
+    S = Phi.T @ Phi + F * ridge * torch.eye(m, dtype=torch.float64) if m <= F else \
+        Phi @ Phi.T + ridge * torch.eye(F, dtype=torch.float64)
+    bound = 10 * max(F, m) * torch.linalg.cond(S).item() * torch.finfo(torch.float64).eps
+    assert ((fast - ref).norm() / ref.norm()).item() <= bound
+
+
+def test_reference_readout_rejects_bad_input():
+    from assocmem.mlps.mlp.readout import hebbian_readout_reference
+
+    Phi, C = torch.randn(10, 4, dtype=torch.float64), torch.randn(10, 3, dtype=torch.float64)
+    with pytest.raises(ValueError, match="positive ridge"):
+        hebbian_readout_reference(Phi, C, 0.0)
+    with pytest.raises(ValueError, match="need Phi"):
+        hebbian_readout_reference(Phi, C[:5])
+    with pytest.raises(ValueError):
+        hebbian_readout_reference(Phi.clone().fill_(float("nan")), C)

@@ -38,3 +38,13 @@ def test_gd_mse_uses_the_mse_loss():
 def test_unknown_method():
     with pytest.raises(ValueError, match="valid methods"):
         build_mlp("hopfield", FACTS, 4)
+
+
+def test_a_diverged_gd_run_is_refused_and_a_converged_one_keeps_its_dtype():
+    task = SSFRTask(8, 2, 2)
+    emb = embedding_table(task, 8, seed=0)
+    facts = fact_set(emb, task, fact_map(task, seed=1))
+    with pytest.raises(ValueError, match="diverged"):
+        build_mlp("gd_ce", facts, 4, epochs=20, lr=1e6)  # weights ~1e6: loss 0 on most keys, huge on the rest
+    mlp = build_mlp("gd_ce", facts, 4, epochs=200, lr=1e-2)
+    assert mlp.A.dtype == torch.float32 and accuracy(mlp, facts) == 1.0

@@ -118,3 +118,14 @@ def test_evaluation_contexts_do_not_depend_on_the_map():
     a = ssfr_eval_batch(task, fact_map(task, 0), 4, seed=9)
     b = ssfr_eval_batch(task, identity_map(task), 4, seed=9)
     assert torch.equal(a.tokens, b.tokens) and not torch.equal(a.targets, b.targets)
+
+
+def test_one_seed_rule_for_the_package():
+    from assocmem.mlps.transformer import MAX_SEED, check_seed, seed_stream
+
+    assert check_seed(0) == 0 and check_seed(np.int64(5)) == 5 and check_seed(MAX_SEED - 1) == MAX_SEED - 1
+    for bad in (-1, MAX_SEED, 1.0, True):
+        with pytest.raises(ValueError, match="seed"):
+            check_seed(bad)
+    s = seed_stream(MAX_SEED - 1, 3)  # a stream of a valid seed is a valid seed again
+    assert check_seed(s) == s

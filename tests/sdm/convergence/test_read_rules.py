@@ -280,3 +280,25 @@ def test_cuda_matches_cpu(name, patterns64):
     assert b.states.device.type == "cuda"
     torch.testing.assert_close(b.states.cpu(), a.states, rtol=1e-9, atol=1e-9)
     assert torch.equal(b.steps.cpu(), a.steps)
+
+
+def test_cont_sdm_reference_read_agrees_with_the_tabulated_read():
+    # The reference evaluates the cap intersection by quadrature at every cosine; the rule
+    # interpolates log Ic linearly on 8193 grid points in u = sin(t/2). The interpolation error of
+    # the log-weights is O(h'' du^2) with du = 1/8192, about 1e-9 here, so the unit-norm reads
+    # agree to well within 1e-7 (float64); far queries (no pattern in the cap overlap) come back
+    # unchanged in both.
+    from assocmem.sdm.convergence.read_rules import cont_sdm_read_reference
+
+    n, d = 64, 11
+    _, P = random_patterns(200, n, seed=0)
+    _, noise = random_patterns(40, n, seed=1)
+    Q = torch.cat([P[:30] + 0.4 * noise[:30], -P[:10]])  # near patterns, and antipodes
+    rule = make_read_rule("Cont_SDM", n, d, device="cpu", dtype=torch.float64)
+    fast = rule(Q, P)
+    ref = cont_sdm_read_reference(Q, P, n, d)
+    assert (fast - ref).abs().max().item() <= 1e-7
+    with pytest.raises(ValueError, match="need queries"):
+        cont_sdm_read_reference(Q[:, :10], P, n, d)
+    with pytest.raises(ValueError, match="nonzero rows"):
+        cont_sdm_read_reference(torch.zeros(2, n), P, n, d)

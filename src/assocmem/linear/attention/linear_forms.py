@@ -10,6 +10,10 @@ any of :data:`LINEAR_ATTENTION_FORMS`, which compute the same thing and are test
 - ``"chunked"``: causal-masked ``(Q K^T) V`` inside each chunk plus ``Q`` times the state carried
   over from earlier chunks (the form fast kernels use; Yang et al. 2024, §2).
 
+The recurrent form is the reference the others are tested against and benchmarked beside
+(``benchmarks/bench_ratios.py``). Every form runs with torch's threads capped at the cores other
+processes leave free (:func:`assocmem.benchmarking.load_capped_threads`).
+
 Libraries such as flash-linear-attention store the state as ``(d_k, d_v)`` (the transpose of the
 seed's ``S``) and scale queries by ``1/sqrt(d_k)``; we follow the seed. Chapter 01 ("From attention
 to a matrix") uses it; Part III reads neuron-view SDM as linear attention with it.
@@ -33,6 +37,7 @@ import numbers
 
 import torch
 
+from assocmem.benchmarking import load_capped_threads
 from assocmem.linear._args import checked_result
 from assocmem.linear.attention._common import _check_qkv
 from assocmem.linear.attention.softmax import causal_mask
@@ -165,5 +170,6 @@ def linear_attention(
             return _linear_attention_recurrent(q, k, v)
         return _linear_attention_chunked(q, k, v, chunk_size)
 
-    return checked_result(run(q, k, v), f"the linear attention output ({form} form)",
-                          lambda: run(q.double(), k.double(), v.double()), "rescale q, k or v")
+    with load_capped_threads():
+        return checked_result(run(q, k, v), f"the linear attention output ({form} form)",
+                              lambda: run(q.double(), k.double(), v.double()), "rescale q, k or v")

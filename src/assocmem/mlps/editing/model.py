@@ -43,7 +43,7 @@ import torch
 from torch import nn
 from torch.nn import functional as Fn
 
-from assocmem._checks import as_int, as_real, seed_int
+from assocmem._checks import as_int, as_real, seed_int, token_ids
 from assocmem.dtypes import check_float_dtype
 
 __all__ = ["EditingLMConfig", "EditingLM", "rope", "kaiming_embedding", "check_lm_tokens"]
@@ -144,16 +144,7 @@ def check_lm_tokens(tokens, vocab_size: int) -> torch.Tensor:
     ValueError
         Not a tensor, not an integer dtype, not 2-D, empty, or an id out of range.
     """
-    if not isinstance(tokens, torch.Tensor):
-        raise ValueError(f"tokens must be a torch.Tensor; got {type(tokens).__name__}")
-    if tokens.is_floating_point() or tokens.is_complex() or tokens.dtype == torch.bool:
-        raise ValueError(f"tokens must be an integer tensor; got {tokens.dtype}")
-    if tokens.dim() != 2 or tokens.shape[0] == 0 or tokens.shape[1] == 0:
-        raise ValueError(f"tokens must have shape (B, T) with B, T >= 1; got {tuple(tokens.shape)}")
-    lo, hi = int(tokens.min()), int(tokens.max())
-    if lo < 0 or hi >= vocab_size:
-        raise ValueError(f"token ids must lie in [0, vocab_size) = [0, {vocab_size}); got range [{lo}, {hi}]")
-    return tokens.to(torch.int64)
+    return token_ids(tokens, vocab_size)
 
 
 _TRAINED = ("attn_norm", "query", "key", "router_in", "router_out", "aux_U", "aux_V", "out_norm")

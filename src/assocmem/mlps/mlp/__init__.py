@@ -16,12 +16,15 @@ module                   holds                                                  
                          Theorem B.1)
 ``readout``              :func:`hebbian_readout`, :data:`WHITENINGS`: the readout of          10-13
                          Algorithm 1, raw or whitened (eqs. 12-14), and the blocked
-                         Gram / Cholesky linear algebra that solves it
+                         Gram / Cholesky linear algebra that solves it;
+                         :func:`hebbian_readout_reference` (plain normal equations)
 ``hebbian``              :func:`hebbian_mlp` (sketched ``K_2``, Algorithm 1) and              10-13
-                         :func:`exact_k2_memory` (its infinite-width limit, Lemma B.2)
+                         :func:`exact_k2_memory` (its infinite-width limit, Lemma B.2);
+                         :func:`hebbian_mlp_reference` (plain whitened construction)
 ``data_dependent``       :func:`data_dependent_mlp` and the factor least squares of           10, 13
                          eqs. 17-18, :func:`solve_factor` (matrix-free PCG) and
-                         :func:`solve_factor_reference` (dense)
+                         :func:`solve_factor_reference` (dense);
+                         :func:`data_dependent_mlp_reference` (plain Jacobi CG)
 ``ntk``                  :func:`ntk_mlp`: the degree-1 Hermite (NTK) baseline of App. B.3     10, 13
 ``gradient_descent``     :func:`train_mlp`: the full-batch Adam baseline of App. A.1.1        10, 13
 ``_common``              private argument checks and the seeded Gaussian draw
@@ -43,6 +46,10 @@ model can be queried with float64 keys (a cast that overflows float32 raises). I
 dtype policy of :mod:`assocmem.dtypes`: float16 / bfloat16 tensors are refused, and non-finite
 features, keys, targets or weights are refused before any work (never a NaN readout).
 
+References beside fast paths: each benchmarked fast path has a plain, obviously correct version
+named ``<fast path>_reference`` in the same module (whole matrices, ``torch.linalg.solve``,
+textbook CG), tested equal to it and timed beside it by ``benchmarks/bench_ratios.py``.
+
 References
 ----------
 Seed 001: R. Garcia, J. Liu, R. Junkins, S. Eyuboglu, A. Rudra, C. Re, "MLPs are Hebbians:
@@ -63,11 +70,16 @@ from assocmem.mlps.mlp.architectures import (
     GatedReLUMLP,
     bilinear_features,
 )
-from assocmem.mlps.mlp.data_dependent import data_dependent_mlp, solve_factor, solve_factor_reference
+from assocmem.mlps.mlp.data_dependent import (
+    data_dependent_mlp,
+    data_dependent_mlp_reference,
+    solve_factor,
+    solve_factor_reference,
+)
 from assocmem.mlps.mlp.gradient_descent import train_mlp
-from assocmem.mlps.mlp.hebbian import exact_k2_memory, hebbian_mlp
+from assocmem.mlps.mlp.hebbian import exact_k2_memory, hebbian_mlp, hebbian_mlp_reference
 from assocmem.mlps.mlp.ntk import ntk_mlp
-from assocmem.mlps.mlp.readout import WHITENINGS, hebbian_readout
+from assocmem.mlps.mlp.readout import WHITENINGS, hebbian_readout, hebbian_readout_reference
 
 __all__ = [
     *architectures.__all__,  # the fact memories and the bilinear features

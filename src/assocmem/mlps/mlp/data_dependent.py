@@ -7,7 +7,12 @@ ridge-whitened readout of the fitted features. Each refit is linear in the free 
 :func:`solve_factor` solves it matrix-free by preconditioned conjugate gradients on the normal
 equations (a per-unit rank-1 block preconditioner, no ``(m d) x (m d)`` matrix), and
 :func:`solve_factor_reference` solves it densely with an explicit Jacobian (a check at small
-sizes). Source: seed 001, App. B.2.5 (eqs. 17-18), App. A.1.1 ("Data-dependent"), Sec. 4.3. Used by
+sizes). :func:`data_dependent_mlp_reference` is the plain construction it is benchmarked beside: the
+same two refits by textbook Jacobi-preconditioned CG on whole ``(F, m)`` matrices, then
+:func:`~assocmem.mlps.mlp.readout.hebbian_readout_reference` (the library's convention: a fast
+path's reference is ``<fast path>_reference`` in the same module). :func:`data_dependent_mlp`
+runs with torch's threads capped at the cores other processes leave free
+(:func:`assocmem.benchmarking.load_capped_threads`). Source: seed 001, App. B.2.5 (eqs. 17-18), App. A.1.1 ("Data-dependent"), Sec. 4.3. Used by
 chapter 10 ("Facts, margins and the counting bound") and chapter 13 ("Facts per parameter", through
 :mod:`assocmem.mlps.capacity_sweeps`).
 
@@ -30,16 +35,18 @@ import torch
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.dtypes import cast_checked
 from assocmem._checks import as_bool
+from assocmem.benchmarking import load_capped_threads
 from assocmem.mlps._checks import check_finite_result, float_tensor
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian, _nonneg_float
 from assocmem.mlps.mlp.architectures import BilinearMLP, bilinear_features
-from assocmem.mlps.mlp.readout import hebbian_readout
+from assocmem.mlps.mlp.readout import hebbian_readout, hebbian_readout_reference
 
 __all__ = [
     "solve_factor",
     "solve_factor_reference",
     "data_dependent_mlp",
+    "data_dependent_mlp_reference",
 ]
 
 
@@ -412,18 +419,103 @@ def data_dependent_mlp(
     K = facts.keys.to(_F64)  # (F, d)
     C = facts.targets.to(_F64)  # (F, d)
     F, d = K.shape
-    AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d)
-    A0, G0 = AG[:m], AG[m:]
-    W0 = hebbian_readout(bilinear_features(K, A0, G0), C, "none")  # (d, m)
-    metric = None
-    if objective == "score":
-        V = facts.values.to(_F64)
-        metric = V.T @ V  # (d, d)
-    G1, info_g = solve_factor(K, A0, W0, C, metric=metric, x0=G0, tol=cg_tol, max_iter=cg_max_iter)
-    A1, info_a = solve_factor(K, G1, W0, C, metric=metric, x0=A0, tol=cg_tol, max_iter=cg_max_iter)
-    Phi1 = bilinear_features(K, A1, G1)  # (F, m)
-    B = hebbian_readout(Phi1, C, "full", ridge)  # (d, m)
+    with load_capped_threads():
+        AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d)
+        A0, G0 = AG[:m], AG[m:]
+        W0 = hebbian_readout(bilinear_features(K, A0, G0), C, "none")  # (d, m)
+        metric = None
+        if objective == "score":
+            V = facts.values.to(_F64)
+            metric = V.T @ V  # (d, d)
+        G1, info_g = solve_factor(K, A0, W0, C, metric=metric, x0=G0, tol=cg_tol, max_iter=cg_max_iter)
+        A1, info_a = solve_factor(K, G1, W0, C, metric=metric, x0=A0, tol=cg_tol, max_iter=cg_max_iter)
+        Phi1 = bilinear_features(K, A1, G1)  # (F, m)
+        B = hebbian_readout(Phi1, C, "full", ridge)  # (d, m)
     model = BilinearMLP(A1, G1, B, construction="data-dependent")
     model.info = {"seed": int(seed), "ridge": float(ridge), "objective": objective,
                   "solve_G": info_g, "solve_A": info_a}
+    return model
+
+
+def _plain_cg(K, Y, W, C, X, tol: float, max_iter: int) -> tuple[torch.Tensor, int]:
+    """Jacobi-preconditioned CG on ``L^*(L(X)) = L^*(C)``, ``L(X) = ((K Y^T) * (K X^T)) W^T``, from ``X``."""
+    P = K @ Y.T  # (F, m)
+
+    def normal(X):  # (m, d) -> (m, d)
+        return ((((P * (K @ X.T)) @ W.T) @ W) * P).T @ K
+
+    diag = (W * W).sum(0)[:, None] * ((P * P).T @ (K * K))  # (m, d), the operator's diagonal
+    b = (((C @ W) * P).T @ K)  # (m, d)  L^*(C)
+    X = X.clone()
+    r = b - normal(X)
+    z = r / diag
+    p, rz = z.clone(), (r * z).sum()
+    it = 0
+    while it < max_iter and torch.linalg.vector_norm(r) > tol * torch.linalg.vector_norm(b):
+        q = normal(p)
+        step = rz / (p * q).sum()
+        X += step * p
+        r -= step * q
+        z = r / diag
+        rz, rz_old = (r * z).sum(), rz
+        p = z + (rz / rz_old) * p
+        it += 1
+    return X, it
+
+
+def data_dependent_mlp_reference(facts: FactSet, m: int, seed: int = 0, *, ridge: float = 1e-6,
+                                 cg_tol: float = 1e-2, cg_max_iter: int = 200) -> BilinearMLP:
+    """Plain reference for :func:`data_dependent_mlp` (output-space objective, eqs. 17-18).
+
+    The same steps and starting point (``A0, G0`` as in :func:`hebbian_mlp`, ``W0 = C_f^T
+    Phi0 / F``; ``G1`` from eq. 17, then ``A1`` from eq. 18, then the whitened readout), with
+    each refit solved by textbook conjugate gradients on the normal equations, preconditioned
+    by the operator's exact diagonal (Jacobi), written on whole ``(F, m)`` matrices, and the
+    readout by :func:`~assocmem.mlps.mlp.readout.hebbian_readout_reference`. The stopping rule
+    is the fast path's (relative normal-equation residual ``cg_tol``), so the two stop at
+    different iterates of the same least-squares problems: solved to a tight ``cg_tol`` they
+    agree (tested); at the default ``1e-2`` they are two approximations of equal quality.
+
+    Parameters
+    ----------
+    facts : FactSet
+        Keys on the unit sphere.
+    m : int
+        Hidden width, ``>= 1``.
+    seed : int, default 0
+    ridge : float, default 1e-6
+        Ridge of the whitened readout, ``> 0``.
+    cg_tol : float, default 1e-2
+    cg_max_iter : int, default 200
+
+    Returns
+    -------
+    BilinearMLP
+        ``construction = "data-dependent"``; ``info`` holds ``iterations_G`` and
+        ``iterations_A``.
+
+    Raises
+    ------
+    ValueError
+        Not a FactSet, keys off the sphere, ``m < 1``, ``cg_max_iter < 1``, a ``cg_tol`` that is
+        not a finite real ``>= 0`` or a ridge that is not a finite real ``> 0``.
+
+    References
+    ----------
+    Seed 001, App. B.2.5 (eqs. 17-18). Saad (2003), ch. 9 (preconditioned CG).
+    """
+    facts = _checked_facts(facts, True)
+    m = _positive_int("m", m)
+    cg_tol = _nonneg_float("cg_tol", cg_tol)
+    cg_max_iter = _positive_int("cg_max_iter", cg_max_iter)
+    gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
+    K, C = facts.keys.to(_F64), facts.targets.to(_F64)  # (F, d), (F, d)
+    AG = torch.randn(2 * m, K.shape[1], generator=gen, dtype=_F64).to(K.device) * m ** -0.25
+    A0, G0 = AG[:m], AG[m:]  # (m, d) each
+    W0 = C.T @ ((K @ A0.T) * (K @ G0.T)) / K.shape[0]  # (d, m)
+    G1, it_g = _plain_cg(K, A0, W0, C, G0, cg_tol, cg_max_iter)
+    A1, it_a = _plain_cg(K, G1, W0, C, A0, cg_tol, cg_max_iter)
+    B = hebbian_readout_reference((K @ A1.T) * (K @ G1.T), C, ridge)  # (d, m)
+    model = BilinearMLP(A1, G1, B, construction="data-dependent")
+    model.info = {"iterations_G": it_g, "iterations_A": it_a}
     return model

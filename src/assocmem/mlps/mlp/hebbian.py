@@ -6,7 +6,11 @@ are ``g(x) = (A_bar x) * (G_bar x) / sqrt(m)`` and ``E[<g(x), g(z)>] = <x, z>^2`
 readout is :func:`~assocmem.mlps.mlp.readout.hebbian_readout`, raw or whitened.
 :func:`exact_k2_memory` is the limit ``m -> infinity`` of the unwhitened construction,
 ``H(x) = (1/F) sum_t c_f(t) <k_t, x>^2`` (an :class:`~assocmem.mlps.mlp.architectures.ExactK2Memory`).
-Source: seed 001, Sec. 4.1 (eqs. 7-8), Algorithm 1 (App. B.2.3), App. B.2.4 (eqs. 12-14), Lemma B.2
+:func:`hebbian_mlp_reference` is the plain whitened construction that :func:`hebbian_mlp` is
+tested against and benchmarked beside (same weights, features as two GEMMs, the readout by
+:func:`~assocmem.mlps.mlp.readout.hebbian_readout_reference`). :func:`hebbian_mlp` runs with
+torch's threads capped at the cores other processes leave free
+(:func:`assocmem.benchmarking.load_capped_threads`). Source: seed 001, Sec. 4.1 (eqs. 7-8), Algorithm 1 (App. B.2.3), App. B.2.4 (eqs. 12-14), Lemma B.2
 (App. B.2.2), App. A.1.1 and A.3.2. Used by chapter 10 ("Facts, margins and the counting bound"),
 chapter 11 ("MLPs are kernel Hebbians", through the Theorem 3.1 check on Algorithm 1's ``B0``),
 chapter 12 ("How margins scale", through :mod:`assocmem.mlps.margin_sweeps`) and chapter 13
@@ -25,14 +29,16 @@ from __future__ import annotations
 import torch
 
 from assocmem._checks import as_bool
+from assocmem.benchmarking import load_capped_threads
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian, _nonneg_float
 from assocmem.mlps.mlp.architectures import BilinearMLP, ExactK2Memory, _stacked_features
-from assocmem.mlps.mlp.readout import WHITENINGS, hebbian_readout
+from assocmem.mlps.mlp.readout import WHITENINGS, hebbian_readout, hebbian_readout_reference
 
 __all__ = [
     "hebbian_mlp",
+    "hebbian_mlp_reference",
     "exact_k2_memory",
 ]
 
@@ -60,7 +66,10 @@ def hebbian_mlp(
        ``C_f^T (Phi Phi^T + ridge I)^{-1} Phi`` for ``m > F``.
 
     Everything is computed in float64 on the fact set's device (Cholesky + triangular solves).
-    The dual branch interpolates once ``m >= F`` (generically 100 % accurate there).
+    The dual branch interpolates once ``m >= F`` (generically 100 % accurate there). On the CPU
+    the construction runs with torch's threads capped at the cores that other processes leave
+    free (:func:`assocmem.benchmarking.load_capped_threads`; the result does not depend on it
+    beyond rounding).
 
     Parameters
     ----------
@@ -128,15 +137,63 @@ def hebbian_mlp(
     dev = facts.keys.device
     K = facts.keys.to(_F64)  # (F, d)
     d = K.shape[1]
-    AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d): [A; G]
-    A, G = AG[:m], AG[m:]
-    Phi = _stacked_features(K, AG)  # (F, m), = bilinear_features(K, A, G)
-    B = hebbian_readout(Phi, facts.targets.to(_F64), whitening, ridge, branch)  # (d, m)
+    with load_capped_threads():
+        AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d): [A; G]
+        A, G = AG[:m], AG[m:]
+        Phi = _stacked_features(K, AG)  # (F, m), = bilinear_features(K, A, G)
+        B = hebbian_readout(Phi, facts.targets.to(_F64), whitening, ridge, branch)  # (d, m)
     model = BilinearMLP(A.clone(), G.clone(), B, construction=f"hebbian-{whitening}")
     used = branch if branch != "auto" else ("primal" if m <= K.shape[0] else "dual")
     model.info = {"whitening": whitening, "ridge": float(ridge), "seed": int(seed),
                   "branch": used if whitening == "full" else None}
     return (model, Phi) if return_features else model
+
+
+def hebbian_mlp_reference(facts: FactSet, m: int, ridge: float = 1e-6, seed: int = 0) -> BilinearMLP:
+    """Plain reference for ``hebbian_mlp(facts, m, "full", ridge, seed)``: the whitened construction.
+
+    The same weights (``A_bar, G_bar`` drawn as one ``(2m, d)`` block from a generator seeded
+    with ``seed``, ``A_bar`` first, scaled by ``m^{-1/4}``), the features as two plain GEMMs
+    ``(K A^T) * (K G^T)`` and the readout by
+    :func:`~assocmem.mlps.mlp.readout.hebbian_readout_reference` (whole Gram matrix, one
+    ``torch.linalg.solve``; primal for ``m <= F``, dual otherwise). No blocking, no thread
+    policy. Its readout agrees with :func:`hebbian_mlp`'s up to the system's conditioning times
+    float64 rounding (tested).
+
+    Parameters
+    ----------
+    facts : FactSet
+        Keys on the unit sphere.
+    m : int
+        Hidden width, ``>= 1``.
+    ridge : float, default 1e-6
+        ``lambda > 0``.
+    seed : int, default 0
+
+    Returns
+    -------
+    BilinearMLP
+        ``construction = "hebbian-full"``.
+
+    Raises
+    ------
+    ValueError
+        Not a FactSet, keys off the sphere, ``m < 1``, or a ridge that is not a finite real
+        ``> 0``.
+
+    References
+    ----------
+    Seed 001, Algorithm 1 (App. B.2.3), App. B.2.4 (eqs. 12-14).
+    """
+    facts = _checked_facts(facts, True)
+    m = _positive_int("m", m)
+    gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
+    K = facts.keys.to(_F64)  # (F, d)
+    AG = torch.randn(2 * m, K.shape[1], generator=gen, dtype=_F64).to(K.device) * m ** -0.25
+    A, G = AG[:m], AG[m:]  # (m, d) each
+    Phi = (K @ A.T) * (K @ G.T)  # (F, m)
+    B = hebbian_readout_reference(Phi, facts.targets.to(_F64), ridge)  # (d, m)
+    return BilinearMLP(A.clone(), G.clone(), B, construction="hebbian-full")
 
 
 def exact_k2_memory(facts: FactSet, *, require_unit_keys: bool = True) -> ExactK2Memory:

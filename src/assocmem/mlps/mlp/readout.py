@@ -8,7 +8,10 @@ From the feature matrix ``Phi`` ``(F, m)`` and the targets ``C_f`` ``(F, d_c)``,
 Cholesky of the lower triangle of a Gram matrix; on the CPU the Gram matrix is formed in row
 panels and large factorisations are blocked (the private ``_gram_lower`` and
 ``_cholesky_lower``), with one GEMM / one LAPACK call under autograd and on other devices.
-Source: seed 001, Algorithm 1 (App. B.2.3) and App. B.2.4 (eqs. 12-14). Used through
+:func:`hebbian_readout_reference` is the plain version of the full readout that the fast one is
+tested against and benchmarked beside (the library's convention: a fast path's reference is a
+function named ``<fast path>_reference`` in the same module): the whole Gram matrix and one
+``torch.linalg.solve`` of the normal equations. Source: seed 001, Algorithm 1 (App. B.2.3) and App. B.2.4 (eqs. 12-14). Used through
 :func:`~assocmem.mlps.mlp.hebbian.hebbian_mlp` and
 :func:`~assocmem.mlps.mlp.data_dependent.data_dependent_mlp`, i.e. by chapters 10-13.
 
@@ -30,6 +33,7 @@ from assocmem.mlps.mlp._common import _nonneg_float, _tracks_grad
 __all__ = [
     "WHITENINGS",
     "hebbian_readout",
+    "hebbian_readout_reference",
 ]
 
 
@@ -224,6 +228,57 @@ def hebbian_readout(
     _check_gram(Kg, "dual Gram matrix Phi Phi^T")
     L = _cholesky(Kg, lam, "dual whitening (F x F)")
     return check_finite_result(torch.cholesky_solve(C, L).T @ Phi, "the whitened readout")  # (d_c, m)
+
+
+def hebbian_readout_reference(Phi: torch.Tensor, targets: torch.Tensor, ridge: float = 1e-6) -> torch.Tensor:
+    """Plain reference for the full ridge-whitened readout of :func:`hebbian_readout`.
+
+    The normal equations solved as written, with the whole Gram matrix and one general
+    :func:`torch.linalg.solve` (LU): primal (``m <= F``) ``B^T = (Phi^T Phi + F ridge I)^{-1}
+    Phi^T C_f`` (eq. 13 times ``F / F``), dual (``m > F``) ``B^T = Phi^T (Phi Phi^T + ridge
+    I)^{-1} C_f`` (eq. 14). No blocking, no Cholesky, no symmetry used: short and obviously
+    correct, for tests and for the same-run baseline of ``benchmarks/bench_ratios.py``. It
+    agrees with ``hebbian_readout(Phi, targets, "full", ridge)`` up to the conditioning of the
+    system times float64 rounding.
+
+    Parameters
+    ----------
+    Phi : torch.Tensor, shape ``(F, m)``
+        Finite features, ``F >= 1`` (the computation runs in their float dtype).
+    targets : torch.Tensor, shape ``(F, d_c)``
+        ``C_f``, finite.
+    ridge : float, default 1e-6
+        ``lambda > 0`` (a finite real number; the plain solve has no rank check, so ``0`` is
+        refused).
+
+    Returns
+    -------
+    torch.Tensor, shape ``(d_c, m)``
+
+    Raises
+    ------
+    ValueError
+        ``Phi`` or ``targets`` not a finite 2-D float tensor (float16 / bfloat16 refused),
+        ``F = 0``, mismatched row counts, or a ridge that is not a finite real ``> 0``.
+
+    References
+    ----------
+    Seed 001, App. B.2.4, eqs. 12-14.
+    """
+    Phi = float_tensor(Phi, "Phi", 2, min_rows=1)
+    targets = float_tensor(targets, "targets", 2)
+    if Phi.shape[0] != targets.shape[0]:
+        raise ValueError(f"need Phi (F, m) and targets (F, d_c); got {tuple(Phi.shape)}, {tuple(targets.shape)}")
+    lam = _nonneg_float("ridge", ridge)
+    if lam == 0:
+        raise ValueError("the reference readout needs a positive ridge (the paper uses 1e-6)")
+    C = cast_checked(targets, Phi.dtype, "targets")
+    F, m = Phi.shape
+    if m <= F:
+        S = Phi.T @ Phi + F * lam * torch.eye(m, dtype=Phi.dtype, device=Phi.device)  # (m, m)
+        return torch.linalg.solve(S, Phi.T @ C).T  # (d_c, m)
+    K = Phi @ Phi.T + lam * torch.eye(F, dtype=Phi.dtype, device=Phi.device)  # (F, F)
+    return (Phi.T @ torch.linalg.solve(K, C)).T  # (d_c, m)
 
 
 def _check_gram(S: torch.Tensor, what: str) -> None:

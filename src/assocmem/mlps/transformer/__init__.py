@@ -3,8 +3,9 @@
 The second half of Part II: the book's MLP memories inserted, frozen, into the one-layer,
 one-head Transformer of seed 001 (App. A.1.2) and used on Synthetic Sequential Factual Recall
 (Definition 3.2), with the attention-noise ceiling of Definition 5.1 and the fact-adaptive
-evaluation of App. A.4.3. Chapters 14 ("Margins govern usability") and 15 ("Attention noise and
-Transformer capacity") use it, through :mod:`assocmem.mlps.transformer_sweeps` for the sweeps.
+evaluation of App. A.4.3. Chapters 14 ("Margins inside a Transformer": usability, per-key margins,
+attention noise) and 15 ("How many facts fit in a Transformer block?": capacity) use it, directly
+and through :mod:`assocmem.mlps.transformer_sweeps` for the sweeps.
 
 Map
 ---
@@ -13,7 +14,8 @@ module          holds                                                           
 ==============  =========================================================================  ========
 ``ssfr``        :class:`SSFRTask`, :class:`SSFRBatch`, :func:`embedding_table`,            14-15
                 :func:`fact_map`, :func:`fact_set`, :func:`ssfr_batch`,
-                :func:`ssfr_eval_batch` (Def. 3.2, App. A.2.1)
+                :func:`ssfr_eval_batch`, :func:`check_seed` (the one seed rule:
+                integers in ``[0, 2^63)``) (Def. 3.2, App. A.2.1)
 ``model``       :class:`TransformerConfig`, :class:`SSFRTransformer`,                      14-15
                 :class:`CausalAttention`, :class:`IdentityMLP` (App. A.1.2)
 ``insertion``   :data:`METHODS`, :func:`build_mlp`: the MLP memories built for the task's  14-15
@@ -23,8 +25,9 @@ module          holds                                                           
 ``evaluation``  :func:`ssfr_correct`, :func:`ssfr_accuracy`,                               14-15
                 :func:`fact_adaptive_accuracy`, per-key margins against per-key
                 correctness (App. A.4.3, A.4.4, Fig. 7)
-``noise``       :func:`attention_noise`, :func:`noise_ceiling`,                            15
-                :func:`noise_ceiling_bound` (Def. 5.1, Thm 5.2, App. A.4.1, B.10)
+``noise``       :func:`attention_noise`, :func:`noise_ceiling`,                            14-15
+                :func:`noise_ceiling_bound`, :func:`local_lipschitz` (Def. 5.1, Thm 5.2,
+                App. A.4.1, B.10)
 ==============  =========================================================================  ========
 
 Choices where the authors' code and text differ (each module says why): ``J`` is the length of
@@ -59,10 +62,12 @@ from assocmem.mlps.transformer.model import (
 )
 from assocmem.mlps.transformer.noise import attention_noise, local_lipschitz, noise_ceiling, noise_ceiling_bound
 from assocmem.mlps.transformer.ssfr import (
+    MAX_SEED,
     SSFRBatch,
     SSFRTask,
     check_embedding,
     check_mapping,
+    check_seed,
     embedding_table,
     fact_map,
     fact_set,

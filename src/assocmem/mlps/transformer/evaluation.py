@@ -86,8 +86,8 @@ def ssfr_correct(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tensor, 
     Raises
     ------
     ValueError
-        Not an SSFRTransformer, another task, a map that is not a permutation of ``[F]``, ``C < 1``
-        or a non-integer seed.
+        Not an SSFRTransformer, another task, a map that is not a permutation of ``[F]``, ``C < 1``,
+        a seed outside ``[0, 2^63)``, or non-finite logits (an MLP that outputs NaN or inf).
 
     References
     ----------
@@ -103,6 +103,9 @@ def ssfr_correct(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tensor, 
         for s in range(0, n, rows):
             e = min(n, s + rows)
             logits = model._logits(batch.tokens[s:e].to(dev))  # (rows, F)
+            if not bool(torch.isfinite(logits).all()):
+                raise ValueError("the model's logits are not finite (NaN or inf): the inserted MLP returns "
+                                 "non-finite outputs; an argmax over them would be a meaningless accuracy")
             hits[s:e] = _strict_hits(logits, batch.targets[s:e].to(dev)).cpu()
     return hits.reshape(task.num_facts, contexts_per_key)
 
@@ -154,13 +157,16 @@ def fact_adaptive_accuracy(model: SSFRTransformer, mlp_b: torch.nn.Module, mappi
     Raises
     ------
     ValueError
-        As :func:`ssfr_correct`, or an ``mlp_b`` that does not map ``R^d -> R^d``.
+        As :func:`ssfr_correct`; ``mlp_b`` None (the swap needs an MLP: ``None`` would silently
+        insert the identity) or an ``mlp_b`` that does not map ``R^d -> R^d``.
 
     References
     ----------
     Seed 001, App. A.4.3 ("Evaluation (fact-adaptive) accuracy").
     """
     model = _model(model, task)
+    if mlp_b is None:
+        raise ValueError("mlp_b must be the MLP storing fact set B; got None (which would insert the identity)")
     return ssfr_accuracy(model.with_mlp(mlp_b), model.task, mapping_b, contexts_per_key, seed)
 
 

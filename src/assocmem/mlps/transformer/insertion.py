@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import torch
 
-from assocmem._checks import positive_int, seed_int
+from assocmem._checks import positive_int
 from assocmem.mlps.capacity_sweeps import build_memory
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp import FactMLP, train_mlp
+from assocmem.mlps.transformer.ssfr import check_seed
 
 __all__ = ["METHODS", "build_mlp", "check_mlp_width"]
 
@@ -51,6 +52,38 @@ def check_mlp_width(mlp, d: int) -> None:
         raise ValueError(f"the MLP must map R^d -> R^d with d = {d}; it fails on a (2, {d}) input: {exc}") from None
     if not isinstance(out, torch.Tensor) or out.shape != (2, d):
         raise ValueError(f"the MLP must map R^d -> R^d with d = {d}")
+
+
+def _objective(mlp, facts: FactSet, loss: str) -> float:
+    """The GD objective of ``mlp`` on ``facts``, in float64: cross-entropy of the value logits or MSE."""
+    with torch.no_grad():
+        keys = facts.keys.to(dtype=torch.float64)
+        values = facts.values.to(dtype=torch.float64)
+        out = mlp.double()(keys.to(next(iter(mlp.parameters()), keys).device)).cpu()  # (F, d)
+        if loss == "ce":
+            return float(torch.nn.functional.cross_entropy(out @ values.T, facts.mapping))
+        return float(((out - values[facts.mapping]) ** 2).sum(dim=1).mean())
+
+
+def _check_converged(mlp, facts: FactSet, loss: str, lr: float) -> None:
+    """Raise if GD left non-finite weights or ended with a larger objective than its first epoch.
+
+    :func:`~assocmem.mlps.mlp.train_mlp` raises on a non-finite loss; a learning rate far too large
+    can instead throw the weights to a huge but finite place where the float32 loss reads 0 for the
+    keys it gets right and the rest are wrong with enormous margins. The final objective, recomputed
+    in float64, is then far above the first epoch's: that is a diverged run, not a trained MLP.
+    """
+    weights = [p.detach() for p in mlp.parameters()]
+    if not all(bool(torch.isfinite(w).all()) for w in weights):
+        raise ValueError(f"GD training diverged: non-finite weights (lr = {lr:g}); lower lr")
+    info = getattr(mlp, "info", None) or {}
+    history = info.get("losses") or []
+    dtype = weights[0].dtype if weights else torch.float64
+    final = _objective(mlp, facts, loss)
+    mlp.to(dtype)  # _objective cast it to float64; back to the dtype it was trained in
+    if history and not final <= history[0][1]:
+        raise ValueError(f"GD training diverged: the final {loss} objective {final:.3g} exceeds the first epoch's "
+                         f"{history[0][1]:.3g} (lr = {lr:g}); lower lr")
 
 
 def build_mlp(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int = 10000, lr: float = 1e-3,
@@ -85,9 +118,10 @@ def build_mlp(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int
     Raises
     ------
     ValueError
-        An unknown method (the message lists them), ``m < 1``, a non-integer seed, a fact set
-        whose keys and values differ in width, a dtype other than float32 / float64, or what the
-        builder rejects.
+        An unknown method (the message lists them), ``m < 1``, a seed outside ``[0, 2^63)``, a fact
+        set whose keys and values differ in width, a dtype other than float32 / float64, what the
+        builder rejects, or (GD) a diverged run: non-finite weights, or a final objective
+        (recomputed in float64) above the first epoch's.
 
     References
     ----------
@@ -100,7 +134,7 @@ def build_mlp(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int
     if facts.keys.shape[1] != facts.values.shape[1]:
         raise ValueError("an MLP inserted in the Transformer maps R^d -> R^d: keys and values need one width d")
     m = positive_int("m", m)
-    seed = seed_int(seed)
+    seed = check_seed(seed)
     if dtype is not None and dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be torch.float32 or torch.float64; got {dtype}")
     if method == "gd_mse":
@@ -108,6 +142,8 @@ def build_mlp(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int
     else:
         mlp = build_memory("gd" if method == "gd_ce" else method, facts, m, seed, epochs=epochs, lr=lr,
                            device=device)
+    if method in ("gd_ce", "gd_mse"):
+        _check_converged(mlp, facts, "ce" if method == "gd_ce" else "mse", lr)
     if dtype is not None:
         mlp = mlp.to(dtype)
     mlp.requires_grad_(False)

@@ -42,10 +42,10 @@ import torch
 from torch import nn
 from torch.nn import functional as Fn
 
-from assocmem._checks import as_bool, as_int, as_real, seed_int
+from assocmem._checks import as_bool, as_int, as_real, token_ids
 from assocmem.devices import resolve_device
 from assocmem.dtypes import check_float_dtype
-from assocmem.mlps.transformer.ssfr import SSFRTask, check_embedding
+from assocmem.mlps.transformer.ssfr import SSFRTask, check_embedding, check_seed
 
 __all__ = [
     "TransformerConfig",
@@ -88,7 +88,8 @@ class TransformerConfig:
     Raises
     ------
     ValueError
-        On construction: ``d < 2``, flags that are not bools, a dtype other than float32 /
+        On construction: a ``d`` that is not an integer ``>= 2`` (an integral float such as
+        ``8.0`` is stored as the int ``8``), flags that are not bools, a dtype other than float32 /
         float64, or an ``eps`` / ``init_std`` that is not a finite real ``> 0`` (``eps >= 0``).
     """
 
@@ -101,12 +102,13 @@ class TransformerConfig:
     device: str | torch.device = "auto"
 
     def __post_init__(self) -> None:
-        as_int(self.d, "d", minimum=2)
-        as_bool(self.attention_residual, "attention_residual")
-        as_bool(self.freeze_value_output, "freeze_value_output")
+        # store the checked values: an integral float d = 8.0 becomes the int 8 (torch needs an int)
+        object.__setattr__(self, "d", as_int(self.d, "d", minimum=2))
+        object.__setattr__(self, "attention_residual", as_bool(self.attention_residual, "attention_residual"))
+        object.__setattr__(self, "freeze_value_output", as_bool(self.freeze_value_output, "freeze_value_output"))
         check_float_dtype(self.dtype)
-        as_real(self.norm_eps, "norm_eps", minimum=0.0)
-        as_real(self.init_std, "init_std", minimum=0.0, strict_min=True)
+        object.__setattr__(self, "norm_eps", as_real(self.norm_eps, "norm_eps", minimum=0.0))
+        object.__setattr__(self, "init_std", as_real(self.init_std, "init_std", minimum=0.0, strict_min=True))
 
 
 class IdentityMLP(nn.Module):
@@ -182,24 +184,47 @@ class CausalAttention(nn.Module):
         return (a @ v) @ self.W_O.T, a
 
 
-def check_tokens(tokens, task: SSFRTask) -> torch.Tensor:
+def check_tokens(tokens, task: SSFRTask, *, ssfr: bool = True) -> torch.Tensor:
     """``tokens`` checked: an integer tensor ``(B, T)``, ``B, T >= 1``, ids in ``[0, vocab_size)``.
+
+    Parameters
+    ----------
+    tokens : torch.Tensor, shape ``(B, T)``, integer
+    task : SSFRTask
+    ssfr : bool, default True
+        Also require SSFR sequences: ``T = 2 J + 2`` and the query token ``Q`` last. The
+        query-position methods (:meth:`SSFRTransformer.forward`, ``mlp_input``,
+        ``attention_weights``, ``query_attention_output``) answer for ``Q`` and require it; the
+        every-position methods (``attention_pattern``, ``attention_outputs``) take any causal
+        sequence and pass False.
+
+    Returns
+    -------
+    torch.Tensor, int64, the same shape
 
     Raises
     ------
     ValueError
-        Not a tensor, not an integer dtype, not 2-D, empty, or an id out of range.
+        Not a tensor, not an integer dtype, not 2-D, empty, or an id out of range; with ``ssfr``,
+        a length other than ``2 J + 2`` or a last token that is not ``Q``.
     """
-    if not isinstance(tokens, torch.Tensor):
-        raise ValueError(f"tokens must be a torch.Tensor; got {type(tokens).__name__}")
-    if tokens.is_floating_point() or tokens.is_complex() or tokens.dtype == torch.bool:
-        raise ValueError(f"tokens must be an integer tensor; got {tokens.dtype}")
-    if tokens.dim() != 2 or tokens.shape[0] == 0 or tokens.shape[1] == 0:
-        raise ValueError(f"tokens must have shape (B, T) with B, T >= 1; got {tuple(tokens.shape)}")
-    lo, hi = int(tokens.min()), int(tokens.max())
-    if lo < 0 or hi >= task.vocab_size:
-        raise ValueError(f"token ids must lie in [0, vocab_size) = [0, {task.vocab_size}); got range [{lo}, {hi}]")
+    tokens = token_ids(tokens, task.vocab_size)
+    if ssfr:
+        if tokens.shape[1] != task.seq_len:
+            raise ValueError(f"SSFR sequences have length 2 J + 2 = {task.seq_len} (junk, key, junk, Q); "
+                             f"got length {tokens.shape[1]}")
+        if bool((tokens[:, -1] != task.query_token).any()):
+            raise ValueError(f"SSFR sequences end with the query token Q = {task.query_token}; "
+                             f"{int((tokens[:, -1] != task.query_token).sum())} of {tokens.shape[0]} do not")
     return tokens.to(torch.int64)
+
+
+def _mlp_dtype(mlp: nn.Module, default: torch.dtype) -> torch.dtype:
+    """The dtype of the MLP's first floating parameter or buffer (``default`` if it has none)."""
+    for t in (*mlp.parameters(), *mlp.buffers()):
+        if t.is_floating_point():
+            return t.dtype
+    return default
 
 
 def _check_mlp(mlp, d: int, device: torch.device, dtype: torch.dtype) -> nn.Module:
@@ -211,12 +236,16 @@ def _check_mlp(mlp, d: int, device: torch.device, dtype: torch.dtype) -> nn.Modu
         raise ValueError(f"the MLP's input width is {width}; the Transformer's width is d = {d}")
     mlp.requires_grad_(False)
     mlp.to(device)
-    probe = torch.eye(2, d, dtype=dtype, device=device)  # (2, d)
+    mlp_dtype = _mlp_dtype(mlp, dtype)
+    if mlp_dtype not in (torch.float32, torch.float64):
+        raise ValueError(f"the MLP's weights must be float32 or float64; got {mlp_dtype}")
+    probe = torch.eye(2, d, dtype=mlp_dtype, device=device)  # (2, d), in the MLP's own dtype
     try:
         with torch.no_grad():
             out = mlp(probe)
     except (ValueError, RuntimeError) as exc:
-        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}; it fails on a (2, {d}) input: {exc}") from None
+        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}; it fails on a (2, {d}) {mlp_dtype} input: "
+                         f"{exc}") from None
     if not isinstance(out, torch.Tensor) or out.shape != (2, d):
         shape = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
         raise ValueError(f"the MLP must map R^d -> R^d with d = {d}: a (2, {d}) input gave {shape}")
@@ -251,7 +280,7 @@ class SSFRTransformer(nn.Module):
     ValueError
         A config that is not a TransformerConfig, a table of the wrong shape (its row count must be
         ``task.vocab_size``, its width ``config.d``) or with non-finite entries, an MLP that does
-        not map ``R^d -> R^d``, or a non-integer seed.
+        not map ``R^d -> R^d``, or a seed outside ``[0, 2^63)``.
     """
 
     def __init__(self, config: TransformerConfig, embedding: torch.Tensor, mlp: nn.Module | None = None, *,
@@ -268,11 +297,12 @@ class SSFRTransformer(nn.Module):
         self.register_buffer("embedding", E, persistent=True)  # (vocab, d)
         self.register_buffer("normed", Fn.rms_norm(E, (config.d,), eps=config.norm_eps))  # (vocab, d)
         if attention is None:
-            gen = torch.Generator(device="cpu").manual_seed(seed_int(seed))
+            gen = torch.Generator(device="cpu").manual_seed(check_seed(seed))
             attention = CausalAttention(config.d, config.freeze_value_output, config.init_std, gen, config.dtype)
             attention.to(dev)
         self.attention = attention
         self.mlp = _check_mlp(IdentityMLP() if mlp is None else mlp, config.d, dev, config.dtype)
+        self._mlp_dtype = _mlp_dtype(self.mlp, config.dtype)  # the MLP's input is cast to it
 
     # ------------------------------------------------------------------ the query position
 
@@ -287,7 +317,7 @@ class SSFRTransformer(nn.Module):
     def _logits(self, tokens: torch.Tensor) -> torch.Tensor:
         """Logits ``(B, F)`` at the last position, without input checks (the training loop's path)."""
         u, _ = self._block(tokens)
-        y = self.mlp(u).to(self.config.dtype)  # (B, d)
+        y = self.mlp(u.to(self._mlp_dtype)).to(self.config.dtype)  # (B, d), in the MLP's dtype then back
         y = Fn.normalize(y, dim=-1, eps=self.config.norm_eps)
         return y @ self.embedding[: self.task.num_facts].T  # (B, F)
 
@@ -297,7 +327,7 @@ class SSFRTransformer(nn.Module):
         Parameters
         ----------
         tokens : torch.Tensor, shape ``(B, T)``, integer
-            Ids in ``[0, vocab_size)``; SSFR sequences have ``T = 2J + 2`` and end with ``Q``.
+            SSFR sequences: ids in ``[0, vocab_size)``, ``T = 2J + 2``, ending with ``Q``.
 
         Returns
         -------
@@ -307,7 +337,8 @@ class SSFRTransformer(nn.Module):
         Raises
         ------
         ValueError
-            Tokens that are not an integer ``(B, T)`` tensor with ids in range.
+            Tokens that are not an integer ``(B, T)`` tensor with ids in range, of length
+            ``2 J + 2`` and ending with ``Q`` (:func:`check_tokens`).
         """
         return self._logits(check_tokens(tokens, self.task).to(self.embedding.device))
 
@@ -338,25 +369,28 @@ class SSFRTransformer(nn.Module):
     def attention_pattern(self, tokens: torch.Tensor) -> torch.Tensor:
         """The full causal attention matrix ``a[b, s, t]``, shape ``(B, T, T)``; zero above the diagonal.
 
+        Any causal sequence (any ``T >= 1``, any last token) is accepted.
+
         Raises
         ------
         ValueError
-            As :meth:`forward`.
+            Tokens that are not an integer ``(B, T)`` tensor with ids in range.
         """
-        tokens = check_tokens(tokens, self.task).to(self.embedding.device)
+        tokens = check_tokens(tokens, self.task, ssfr=False).to(self.embedding.device)
         return self.attention.full(Fn.embedding(tokens, self.normed))[1]
 
     def attention_outputs(self, tokens: torch.Tensor) -> torch.Tensor:
         """The attention layer's output ``o_s`` at every position (before residual and norm), ``(B, T, d)``.
 
-        Position ``s`` depends on tokens ``1 .. s`` only (causal mask).
+        Position ``s`` depends on tokens ``1 .. s`` only (causal mask). Any causal sequence is
+        accepted.
 
         Raises
         ------
         ValueError
-            As :meth:`forward`.
+            Tokens that are not an integer ``(B, T)`` tensor with ids in range.
         """
-        tokens = check_tokens(tokens, self.task).to(self.embedding.device)
+        tokens = check_tokens(tokens, self.task, ssfr=False).to(self.embedding.device)
         return self.attention.full(Fn.embedding(tokens, self.normed))[0]
 
     def query_attention_output(self, tokens: torch.Tensor) -> torch.Tensor:
@@ -379,10 +413,14 @@ class SSFRTransformer(nn.Module):
         The fact-adaptive swap of App. A.4.3: no attention weight is copied or changed (the two
         models hold the same :class:`CausalAttention` object; training one trains both).
 
+        The MLP keeps its own dtype (float32 or float64); its input is cast to it and its output
+        back to ``config.dtype``.
+
         Raises
         ------
         ValueError
-            An MLP that does not map ``R^d -> R^d``.
+            ``None`` is allowed (the identity); otherwise an MLP that is not a module, whose weights
+            are not float32 / float64, or that does not map ``R^d -> R^d``.
         """
         return SSFRTransformer(self.config, self.embedding, mlp, task=self.task, attention=self.attention)
 

@@ -170,13 +170,17 @@ def local_lipschitz(mlp, points: torch.Tensor) -> torch.Tensor:
     Raises
     ------
     ValueError
-        Points that are not a finite 2-D real tensor.
+        Points that are not a finite 2-D real tensor, or whose width is not the MLP's input width.
 
     References
     ----------
     Seed 001, App. B.10.1 (the Lipschitz constant ``L_bil`` of eq. 69).
     """
     x = float_tensor(points, "points", 2).double()
+    width = _input_width(mlp)
+    if width is not None and x.shape[1] != width:
+        raise ValueError(f"points must have shape (n, d) with d = {width}, the MLP's input width; "
+                         f"got {tuple(x.shape)}")
     if isinstance(mlp, BilinearMLP):
         A, G, B = (w.detach().double().cpu() for w in (mlp.A, mlp.G, mlp.B))
         x = x.cpu()
@@ -193,6 +197,18 @@ def local_lipschitz(mlp, points: torch.Tensor) -> torch.Tensor:
     dt = next(iter(mlp.parameters()), x).dtype
     out = torch.empty(x.shape[0], dtype=torch.float64)
     for i in range(x.shape[0]):
-        J = torch.autograd.functional.jacobian(lambda z: mlp(z.unsqueeze(0)).squeeze(0), x[i].to(device=dev, dtype=dt))
+        try:
+            J = torch.autograd.functional.jacobian(lambda z: mlp(z.unsqueeze(0)).squeeze(0),
+                                                   x[i].to(device=dev, dtype=dt))
+        except RuntimeError as exc:
+            raise ValueError(f"the MLP fails on a point of width {x.shape[1]}: {exc}") from None
         out[i] = torch.linalg.matrix_norm(J.double().cpu(), ord=2)
     return out
+
+
+def _input_width(mlp) -> int | None:
+    """The MLP's input width where it declares one (``config.d`` or the columns of ``A``), else None."""
+    width = getattr(getattr(mlp, "config", None), "d", None)
+    if width is None and isinstance(getattr(mlp, "A", None), torch.Tensor):
+        width = mlp.A.shape[1]
+    return None if width is None else int(width)

@@ -52,7 +52,31 @@ __all__ = [
     "check_embedding",
     "ssfr_batch",
     "ssfr_eval_batch",
+    "check_seed",
+    "MAX_SEED",
 ]
+
+#: Seeds of this package lie in ``[0, MAX_SEED)``: what :class:`torch.Generator` and
+#: :class:`numpy.random.SeedSequence` both take (the latter refuses negative entropy).
+MAX_SEED = 2**63
+
+
+def check_seed(seed, name: str = "seed") -> int:
+    """``seed`` as an int in ``[0, 2^63)``: a Python or numpy integer, not a bool and not a float.
+
+    One rule for every seed of :mod:`assocmem.mlps.transformer` (embeddings, maps, junk,
+    training, :func:`~assocmem.mlps.transformer.training.seed_stream`), so that a seed one function
+    takes is never refused by another.
+
+    Raises
+    ------
+    ValueError
+        ``"seed must be an integer; got ..."`` or ``"seed must lie in [0, 2^63); got ..."``.
+    """
+    seed = seed_int(seed)
+    if not 0 <= seed < MAX_SEED:
+        raise ValueError(f"{name} must lie in [0, 2^63); got {seed}")
+    return seed
 
 
 @dataclass(frozen=True)
@@ -175,7 +199,7 @@ def embedding_table(task: SSFRTask, d: int, seed: int = 0) -> torch.Tensor:
     Raises
     ------
     ValueError
-        Not an SSFRTask, ``d < 2``, or a non-integer seed.
+        Not an SSFRTask, ``d < 2``, or a seed outside ``[0, 2^63)`` (:func:`check_seed`).
 
     References
     ----------
@@ -184,7 +208,7 @@ def embedding_table(task: SSFRTask, d: int, seed: int = 0) -> torch.Tensor:
     """
     task = _task(task)
     d = as_int(d, "d", minimum=2)
-    gen = torch.Generator(device="cpu").manual_seed(seed_int(seed))
+    gen = torch.Generator(device="cpu").manual_seed(check_seed(seed))
     x = torch.randn(task.vocab_size, d, generator=gen, dtype=torch.float64)  # (vocab, d)
     return x / torch.linalg.vector_norm(x, dim=1, keepdim=True)
 
@@ -204,14 +228,14 @@ def fact_map(task: SSFRTask, seed: int = 0) -> torch.Tensor:
     Raises
     ------
     ValueError
-        Not an SSFRTask or a non-integer seed.
+        Not an SSFRTask or a seed outside ``[0, 2^63)`` (:func:`check_seed`).
 
     References
     ----------
     Seed 001, App. A.1.2 and A.4.3 ("random-permutation fact set").
     """
     task = _task(task)
-    gen = torch.Generator(device="cpu").manual_seed(seed_int(seed))
+    gen = torch.Generator(device="cpu").manual_seed(check_seed(seed))
     return torch.randperm(task.num_facts, generator=gen)
 
 
@@ -394,11 +418,11 @@ def ssfr_eval_batch(task: SSFRTask, mapping: torch.Tensor, contexts_per_key: int
     Raises
     ------
     ValueError
-        A bad task or map, ``C < 1``, or a non-integer seed.
+        A bad task or map, ``C < 1``, or a seed outside ``[0, 2^63)`` (:func:`check_seed`).
     """
     task = _task(task)
     f = check_mapping(mapping, task).cpu()
     C = positive_int("contexts_per_key", contexts_per_key)
-    gen = torch.Generator(device="cpu").manual_seed(seed_int(seed))
+    gen = torch.Generator(device="cpu").manual_seed(check_seed(seed))
     keys = torch.arange(task.num_facts, dtype=torch.int64).repeat_interleave(C)  # (F C,)
     return SSFRBatch(_draw(task, keys, gen), keys, f[keys]).to(device)

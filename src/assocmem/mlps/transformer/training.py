@@ -38,9 +38,9 @@ import torch
 from torch import nn
 from torch.nn import functional as Fn
 
-from assocmem._checks import as_real, positive_int, seed_int
+from assocmem._checks import as_int, as_real, positive_int
 from assocmem.mlps.transformer.model import SSFRTransformer, TransformerConfig
-from assocmem.mlps.transformer.ssfr import SSFRTask, _sample, check_embedding, check_mapping, identity_map
+from assocmem.mlps.transformer.ssfr import SSFRTask, _sample, check_embedding, check_mapping, check_seed, identity_map
 
 __all__ = [
     "TrainConfig",
@@ -73,8 +73,9 @@ class TrainConfig:
     ------
     ValueError
         On construction: ``steps`` or ``batch_size`` not a positive integer, an ``lr`` that is not
-        a finite real ``> 0``, a negative ``weight_decay``, betas outside ``[0, 1)`` or a
-        non-integer seed.
+        a finite real ``> 0``, a negative ``weight_decay``, ``betas`` that are not a pair of reals
+        in ``[0, 1)``, or a seed outside ``[0, 2^63)`` (the rule of every seed of this package,
+        :func:`~assocmem.mlps.transformer.ssfr.check_seed`).
     """
 
     steps: int
@@ -89,13 +90,14 @@ class TrainConfig:
         positive_int("batch_size", self.batch_size)
         as_real(self.lr, "lr", minimum=0.0, strict_min=True)
         as_real(self.weight_decay, "weight_decay", minimum=0.0)
-        seed_int(self.seed)
-        if len(self.betas) != 2:
-            raise ValueError(f"betas must be two numbers; got {self.betas!r}")
-        for b in self.betas:
-            as_real(b, "beta", minimum=0.0, maximum=1.0)
-            if b >= 1.0:
-                raise ValueError(f"betas must lie in [0, 1); got {self.betas!r}")
+        check_seed(self.seed)
+        betas = self.betas
+        if isinstance(betas, (str, bytes)) or not hasattr(betas, "__len__") or len(betas) != 2:
+            raise ValueError(f"betas must be a pair (beta1, beta2) of reals in [0, 1); got {betas!r}")
+        checked = tuple(as_real(b, "beta", minimum=0.0, maximum=1.0) for b in betas)
+        if any(b >= 1.0 for b in checked):
+            raise ValueError(f"betas must lie in [0, 1); got {betas!r}")
+        object.__setattr__(self, "betas", checked)
 
 
 @dataclass
@@ -124,14 +126,25 @@ class TrainResult:
 def seed_stream(seed: int, stream: int) -> int:
     """An integer seed for stream ``stream`` of ``seed`` (numpy ``SeedSequence``; streams independent).
 
+    Parameters
+    ----------
+    seed : int
+        In ``[0, 2^63)`` (:func:`~assocmem.mlps.transformer.ssfr.check_seed`).
+    stream : int
+        The stream's index, ``>= 0``.
+
+    Returns
+    -------
+    int
+        In ``[0, 2^63)``: a valid seed again.
+
     Raises
     ------
     ValueError
-        A seed that is not an integer ``>= 0`` (``SeedSequence`` needs non-negative entropy).
+        A seed outside ``[0, 2^63)`` or a stream that is not an integer ``>= 0``.
     """
-    seed = seed_int(seed)
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0; got {seed}")
+    seed = check_seed(seed)
+    stream = as_int(stream, "stream", minimum=0)
     return int(np.random.SeedSequence([seed, int(stream)]).generate_state(1, dtype=np.uint64)[0] >> 1)
 
 

@@ -24,7 +24,9 @@ with ``dv_mu`` the Hamming distance and ``rho_mu`` the cosine between the query 
 per-distance weight tables (the circle intersection, expected neuron counts, and the cap
 intersection interpolated on a grid uniform in ``sin(t/2)``) are computed once on the host in
 log space, so that ``r = 2^64`` and ``n = 1000`` neither overflow nor underflow;
-:class:`PreparedPatterns` holds the stored patterns in the form a rule reads them. Used by the
+:class:`PreparedPatterns` holds the stored patterns in the form a rule reads them.
+:func:`cont_sdm_read_reference` is the plain ``Cont_SDM`` read that the tabulated one is tested
+against and benchmarked beside (``<fast path>_reference``, the library's convention). Used by the
 convergence and learnt-projection experiments of chapter 36 and by ``bench_sdm_read.py``.
 """
 
@@ -41,6 +43,7 @@ import torch
 
 from assocmem._checks import as_int as _as_int
 from assocmem._checks import as_real
+from assocmem.benchmarking import load_capped_threads
 from assocmem.devices import resolve_device
 from assocmem.dtypes import cast_checked
 from assocmem.sdm._common import _torch_seed, _unit_norm
@@ -56,6 +59,7 @@ __all__ = [
     "ReadRule",
     "PreparedPatterns",
     "make_read_rule",
+    "cont_sdm_read_reference",
 ]
 
 #: Most neurons ``Binary_Neuron_SDM`` may hold (their addresses take ``r n`` bytes).
@@ -619,6 +623,9 @@ class ReadRule:
     def step(self, queries: torch.Tensor, prepared: PreparedPatterns) -> tuple[torch.Tensor, torch.Tensor]:
         """One read without input checks, for loops (:func:`converge`, benchmarks).
 
+        Runs with torch's threads capped at the cores other processes leave free
+        (:func:`assocmem.benchmarking.load_capped_threads`).
+
         Parameters
         ----------
         queries : torch.Tensor, shape ``(B, n)``
@@ -633,7 +640,7 @@ class ReadRule:
         empty : torch.Tensor, shape ``(B,)``, bool
             Which rows had all weights zero (or, continuous, a zero read).
         """
-        with self._generator_kept_on_error():
+        with self._generator_kept_on_error(), load_capped_threads():
             if queries.shape[0] <= self.chunk_size:
                 return self._block_read(queries, prepared)
             outs, empties = [], []
@@ -834,3 +841,54 @@ def make_read_rule(name, n, d, **kwargs) -> ReadRule:
     Bricken & Pehlevan (2021), App. B.7.
     """
     return ReadRule(name, n, d, **kwargs)
+
+
+def cont_sdm_read_reference(queries, patterns, n: int, d: int) -> torch.Tensor:
+    """Plain reference for one ``Cont_SDM`` read: exact cap-intersection weights, float64, no tables.
+
+    ``xi_new = normalise(sum_mu Ic(rho_mu) p_mu)`` with ``rho_mu`` the cosine between the unit
+    query and the unit pattern ``mu`` and ``Ic`` the cap intersection evaluated directly by
+    :func:`assocmem.sdm.log_cap_intersection` (Gauss-Legendre quadrature) at every cosine; a
+    query with all weights zero is returned (normalised) unchanged. The tabulated
+    :class:`ReadRule` agrees with it up to the table's interpolation error.
+
+    Parameters
+    ----------
+    queries : torch.Tensor, shape ``(B, n)``
+        Nonzero real queries.
+    patterns : torch.Tensor, shape ``(m, n)``
+        Nonzero real patterns, ``m >= 1``.
+    n : int
+        Dimension (``>= 2``; must match the tensors).
+    d : int
+        Radius, ``0 <= d <= n`` (threshold cosine ``1 - 2 d / n``).
+
+    Returns
+    -------
+    torch.Tensor, shape ``(B, n)``, float64, on the CPU
+
+    Raises
+    ------
+    ValueError
+        Tensors that are not 2-D with ``n`` columns, an empty memory, zero or non-finite rows,
+        or ``d`` outside ``[0, n]``.
+
+    References
+    ----------
+    Bricken & Pehlevan (2021), Eq. 1, App. B.3 (Eq. 22) and App. B.7 (``Cont_SDM``).
+    """
+    x, p = (torch.as_tensor(t).detach().to("cpu", torch.float64) for t in (queries, patterns))
+    if x.ndim != 2 or p.ndim != 2 or x.shape[1] != n or p.shape[1] != n or p.shape[0] < 1:
+        raise ValueError(f"need queries (B, {n}) and patterns (m >= 1, {n}); got {tuple(x.shape)}, "
+                         f"{tuple(p.shape)}")
+    for t, name in ((x, "queries"), (p, "patterns")):
+        if not bool(torch.isfinite(t).all()) or bool((t.norm(dim=1) == 0).any()):
+            raise ValueError(f"{name} must have finite, nonzero rows")
+    x, p = x / x.norm(dim=1, keepdim=True), p / p.norm(dim=1, keepdim=True)
+    cos = (x @ p.T).clamp(-1.0, 1.0)  # (B, m)
+    logw = torch.from_numpy(np.asarray(log_cap_intersection(cos.numpy(), d, n), dtype=np.float64))
+    top = logw.amax(dim=1, keepdim=True)  # (B, 1)
+    w = torch.exp(logw - torch.where(torch.isfinite(top), top, torch.zeros_like(top)))  # (B, m)
+    out = w @ p  # (B, n)
+    norm = out.norm(dim=1, keepdim=True)
+    return torch.where(norm > 0, out / torch.where(norm > 0, norm, torch.ones_like(norm)), x)
