@@ -201,7 +201,32 @@ class LinearAttentionState(AssociativeMemory):
         return self.d_v * self.d_k
 
 
-class SoftmaxCache(AssociativeMemory):
+class _PairStore(AssociativeMemory):
+    """A memory that keeps every written pair (the cache, continuous SDM, modern Hopfield).
+
+    ``keys`` ``(n, d_k)`` and ``values`` ``(n, d_v)`` grow with each write, in ``store_dtype``
+    (the memory's dtype unless a subclass says otherwise); a read uses them all.
+    """
+
+    @property
+    def store_dtype(self) -> torch.dtype:
+        return self.dtype
+
+    def _write(self, keys, values) -> None:
+        self.keys = torch.cat([self.keys, keys.to(self.store_dtype)])
+        self.values = torch.cat([self.values, values.to(self.store_dtype)])
+
+    def _reset(self) -> None:
+        self.keys = torch.zeros(0, self.d_k, dtype=self.store_dtype, device=self.device)
+        self.values = torch.zeros(0, self.d_v, dtype=self.store_dtype, device=self.device)
+
+    @property
+    def num_parameters(self) -> int:
+        """``n (d_k + d_v)``: the stored keys and values."""
+        return self.keys.shape[0] * (self.d_k + self.d_v)
+
+
+class SoftmaxCache(_PairStore):
     """Softmax attention over a key-value cache: ``sum_i softmax_i(scale q^T k_i) v_i``.
 
     Every written pair is kept (the cache, seed 000 §2) and a read is non-causal softmax attention
@@ -226,21 +251,8 @@ class SoftmaxCache(AssociativeMemory):
         self.scale = None if scale is None else as_real(scale, "scale")
         self._reset()
 
-    def _write(self, keys, values) -> None:
-        self.keys = torch.cat([self.keys, keys])
-        self.values = torch.cat([self.values, values])
-
     def _read(self, queries):
         return softmax_attention(queries, self.keys, self.values, causal=False, scale=self.scale)
-
-    def _reset(self) -> None:
-        self.keys = torch.zeros(0, self.d_k, dtype=self.dtype, device=self.device)
-        self.values = torch.zeros(0, self.d_v, dtype=self.dtype, device=self.device)
-
-    @property
-    def num_parameters(self) -> int:
-        """``n (d_k + d_v)``: the cached keys and values."""
-        return self.keys.shape[0] * (self.d_k + self.d_v)
 
 
 # --------------------------------------------------------------------------------------------
@@ -400,7 +412,7 @@ class BinarySDM(AssociativeMemory):
         return self.r * self.d_k + 64 * self.r * (self.d_v + 1)
 
 
-class ContinuousSDM(AssociativeMemory):
+class ContinuousSDM(_PairStore):
     """SDM on the unit sphere with a neuron at every point: each pattern weighted by its cap intersection.
 
     Bricken & Pehlevan's continuous SDM (App. B.3; the rule ``Cont_SDM`` of App. B.7) weights
@@ -436,8 +448,7 @@ class ContinuousSDM(AssociativeMemory):
     def _write(self, keys, values) -> None:
         if bool((torch.linalg.vector_norm(keys, dim=1) == 0).any()):
             raise ValueError("continuous SDM keys must be non-zero (they are addresses on the sphere)")
-        self.keys = torch.cat([self.keys, keys.double()])
-        self.values = torch.cat([self.values, values.double()])
+        super()._write(keys, values)
 
     def _read(self, queries):
         if bool((torch.linalg.vector_norm(queries, dim=1) == 0).any()):
@@ -446,14 +457,10 @@ class ContinuousSDM(AssociativeMemory):
         den = w.sum(dim=1, keepdim=True)
         return (w @ self.values) / torch.where(den > 0, den, torch.ones_like(den))
 
-    def _reset(self) -> None:
-        self.keys = torch.zeros(0, self.d_k, dtype=torch.float64, device=self.device)
-        self.values = torch.zeros(0, self.d_v, dtype=torch.float64, device=self.device)
-
     @property
-    def num_parameters(self) -> int:
-        """``n (d_k + d_v)``: the stored patterns (addresses and contents)."""
-        return self.keys.shape[0] * (self.d_k + self.d_v)
+    def store_dtype(self) -> torch.dtype:
+        """float64: the cap-intersection weights are computed in float64."""
+        return torch.float64
 
 
 def _bipolar(x: torch.Tensor) -> torch.Tensor:
@@ -515,7 +522,7 @@ class ClassicalHopfield(AssociativeMemory):
         return (self.d_k + self.d_v) ** 2
 
 
-class ModernHopfield(AssociativeMemory):
+class ModernHopfield(_PairStore):
     """Modern (dense) Hopfield retrieval: ``steps`` updates ``xi <- K^T softmax(beta K xi)``, then the value read.
 
     The stored keys are the patterns of Ramsauer et al. (2021, eq. 3); the query is moved towards
@@ -546,24 +553,11 @@ class ModernHopfield(AssociativeMemory):
         self.steps = as_int(steps, "steps", minimum=0)
         self._reset()
 
-    def _write(self, keys, values) -> None:
-        self.keys = torch.cat([self.keys, keys])
-        self.values = torch.cat([self.values, values])
-
     def _read(self, queries):
         xi = queries
         for _ in range(self.steps):
             xi = attention_read(xi, self.keys, self.keys, self.beta, normalize=False)
         return attention_read(xi, self.keys, self.values, self.beta, normalize=False)
-
-    def _reset(self) -> None:
-        self.keys = torch.zeros(0, self.d_k, dtype=self.dtype, device=self.device)
-        self.values = torch.zeros(0, self.d_v, dtype=self.dtype, device=self.device)
-
-    @property
-    def num_parameters(self) -> int:
-        """``n (d_k + d_v)``: the stored patterns and their values."""
-        return self.keys.shape[0] * (self.d_k + self.d_v)
 
 
 # --------------------------------------------------------------------------------------------
