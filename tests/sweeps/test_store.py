@@ -549,3 +549,12 @@ def test_a_results_folder_that_cannot_be_created_is_one_clear_error(toy, tmp_pat
     (tmp_path / "d" / "toy" / "quick.csv").write_text("")
     with pytest.raises(ResultsError, match=r"cannot use the results in .*a folder stands where a file is needed"):
         run_sweep("toy", "quick", results_dir=tmp_path / "d")
+
+
+def test_load_largest_results_names_the_folder_it_searched(tmp_path):
+    from assocmem.sweeps import load_largest_results, sweep_names
+
+    name = sweep_names()[0]
+    with pytest.raises(FileNotFoundError, match="ASSOCMEM_RESULTS_DIR") as err:
+        load_largest_results(name, results_dir=tmp_path)
+    assert str(tmp_path) in str(err.value)

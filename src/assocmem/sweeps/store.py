@@ -874,5 +874,7 @@ def load_largest_results(sweep: str, presets=("paper", "cpu"), results_dir: str 
         except FileNotFoundError:
             continue
         return preset, frame
-    raise FileNotFoundError(f"no {sweep} results stored for any of {list(presets)}; "
+    folder = Path(results_dir) if results_dir is not None else default_results_dir()
+    raise FileNotFoundError(f"no {sweep} results stored for any of {list(presets)} in {folder} (outside the "
+                            "repository, set ASSOCMEM_RESULTS_DIR to its results/ folder); "
                             f"{_how_to_compute(sweep, list(presets)[-1])}")
