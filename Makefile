@@ -1,8 +1,11 @@
 # How Much Can a Matrix Remember? -- build and test.
 #
 #   make book   executes every chapter from a fresh kernel and builds the HTML in _build/html
-#   make test   unit tests, notebook contract tests, and nbval on every chapter (in two
-#               floating-point configurations)
+#   make test   unit tests, notebook contract tests, nbval on every chapter (in two
+#               floating-point configurations), then the browser check (make browser)
+#   make browser  the book built from the committed outputs (no execution) and read in headless
+#               Chromium at 1280 and 390 px; the chapters' maths under KaTeX and MathJax. Needs
+#               Chromium (Debian's `chromium`, or CHROMIUM=path) and Node with npm.
 #
 # Both create .venv on first use. torch is installed first, pinned to the CPU build, so that no
 # dependency can pull the multi-GB CUDA build. Override TORCH_SPEC / TORCH_PIP_ARGS to change it,
@@ -30,7 +33,7 @@ STAMP := $(VENV)/.installed
 export ASSOCMEM_QUIET := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: all book test unit nbval nbval-portable venv bench sync clean
+.PHONY: all book test unit nbval nbval-portable browser venv bench sync clean
 
 all: test
 
@@ -59,11 +62,29 @@ book: $(STAMP)
 	@echo "The book is in _build/html/index.html"
 
 # Unit and contract tests, then nbval twice: in this machine's default configuration and in the
-# portable one above. Both must pass against the same committed outputs.
+# portable one above (both must pass against the same committed outputs), then the browser check.
 test: $(STAMP)
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
 	$(NBVAL)
 	$(PORTABLE_ENV) $(NBVAL)
+	$(MAKE) browser
+
+# The npm packages of the browser check (MathJax served to Chromium, KaTeX for the Colab test),
+# exactly as tools/browser/package-lock.json pins them.
+NODE_STAMP := tools/browser/node_modules/.installed
+$(NODE_STAMP): tools/browser/package.json tools/browser/package-lock.json
+	cd tools/browser && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+# The book as a reader sees it (tests/browser; rules in CONTRIBUTING.md, "How the book must
+# look"): builds the HTML from the committed .ipynb outputs into $(BROWSER_OUT) (no chapter runs),
+# loads every page in headless Chromium at 1280 and 390 px, writes $(BROWSER_OUT)/report.txt and
+# a full-page screenshot of every page at both widths into _build/screens/; renders every
+# chapter's maths under KaTeX (Colab) and MathJax. A few minutes on 2 cores.
+BROWSER_OUT ?= _build/browser
+browser: $(STAMP) $(NODE_STAMP)
+	ASSOCMEM_BROWSER_OUT=$(BROWSER_OUT) ASSOCMEM_SCREENS=_build/screens \
+		$(BIN)/python -m pytest tests/browser -m browser -p no:cacheprovider $(PYTEST_ARGS)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS)

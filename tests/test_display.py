@@ -92,6 +92,26 @@ def test_frame_formats_every_cell_and_drops_an_unnamed_index():
         D.frame(pd.DataFrame({"resid": [1e-16, 1e-3]}), below={"resid": 1e-12})
 
 
+def test_table_hides_the_index_and_shows_readable_headers():
+    df = pd.DataFrame({"gamma_min": [0.12345, np.nan], "n_keys": [4, 8]}, index=[3, 9])
+    shown = D.tabulate(df, {"gamma_min": ".3f"}, headers={"gamma_min": "smallest margin γ",
+                                                         "n_keys": "keys N"}, missing="n/a")
+    assert list(shown.frame.columns) == ["smallest margin γ", "keys N"]
+    assert shown.frame["smallest margin γ"].tolist() == ["0.123", "n/a"]
+    html = shown._repr_html_()
+    assert "<th>smallest margin γ</th>" in html and "<th></th>" not in html
+    assert ">3<" not in html and ">9<" not in html  # no row index
+    text = repr(shown)
+    assert text.splitlines()[0].split() == ["smallest", "margin", "γ", "keys", "N"]
+    assert D.output_problems(text) == [] and D.output_problems(html) == []
+    # one mapping may serve several tables: names of absent columns are ignored
+    assert list(D.tabulate(df, headers={"gamma": "γ"}).frame.columns) == ["gamma_min", "n_keys"]
+    with pytest.raises(ValueError, match="share a header"):
+        D.tabulate(df, headers={"gamma_min": "n_keys"})
+    with pytest.raises(TypeError, match="headers"):
+        D.tabulate(df, headers=["γ"])
+
+
 def test_output_scan_flags_machine_digits_and_passes_policy_output():
     bad = "x = 2.7320508075688776, resid 4.441e-16, zero -0.000, big 1,234.5678"
     problems = D.output_problems(bad)
@@ -117,3 +137,47 @@ def test_glue_requires_a_spec_for_floats_and_stores_the_rounded_value(monkeypatc
     assert type(stored["n"]) is int
     with pytest.raises(TypeError, match="spec"):
         D.glue("y", 0.5)
+
+
+# bad input: (call, error type, message fragment). Every entry point refuses the same inputs.
+_DF = pd.DataFrame({"a": [0.5, np.nan]})
+_BAD_INPUT = [
+    ("missing None (tabulate)", lambda: D.tabulate(_DF, missing=None), TypeError, "missing must be a str"),
+    ("missing None (frame)", lambda: D.frame(_DF, missing=None), TypeError, "missing must be a str"),
+    ("missing 0 (fmt)", lambda: D.fmt(0.5, missing=0), TypeError, "missing must be a str"),
+    ("index 'yes'", lambda: D.tabulate(_DF, index="yes"), TypeError, "index must be True or False"),
+    ("index 1 (frame)", lambda: D.frame(_DF, index=1), TypeError, "index must be True or False"),
+    (".17g (tabulate)", lambda: D.tabulate(_DF, ".17g"), ValueError, "17 significant digits"),
+    (".7g per column", lambda: D.frame(_DF, {"a": ".7g"}), ValueError, "7 significant digits"),
+    (".6e (fmt)", lambda: D.fmt(0.5, ".6e"), ValueError, "7 significant digits"),
+    ("bare e (rounded)", lambda: D.rounded(0.5, "e"), ValueError, "7 significant digits"),
+    (".10f (formatter)", lambda: D.formatter(".10f"), ValueError, "10 decimals"),
+    (".8% (glue)", lambda: D.glue("x", 0.5, ".8%"), ValueError, "8 decimals"),
+    ("duplicate columns", lambda: D.tabulate(pd.DataFrame([[1.0, 2.0]], columns=["a", "a"])),
+     ValueError, "appear more than once"),
+    ("index level named like a column",
+     lambda: D.tabulate(pd.DataFrame({"a": [1.0]}, index=pd.Index([0], name="a"))),
+     ValueError, "index levels count as columns"),
+]
+
+
+@pytest.mark.parametrize("call,error,match", [row[1:] for row in _BAD_INPUT],
+                         ids=[row[0] for row in _BAD_INPUT])
+def test_bad_input_is_refused_with_a_clear_error(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_six_significant_digits_is_the_most_a_spec_may_show():
+    assert D.fmt(1 / 3, ".6g") == "0.333333" and D.fmt(1 / 3, ".5e") == "3.33333e-01"
+    assert D.fmt(1 / 3, ".6f") == "0.333333" and D.fmt(1 / 3, "g") == "0.333333"
+    assert D.output_problems(D.fmt(2 / 3, ".6g")) == []
+
+
+def test_infinities_show_as_the_infinity_sign_everywhere():
+    assert D.fmt(np.inf, ".3f") == "∞" and D.fmt(-np.inf) == "-∞"
+    assert D.fmt(torch.tensor(float("inf")), ".2e") == "∞"
+    out = D.tabulate(pd.DataFrame({"F": [np.inf, -np.inf, 2.0]}), ".1f")
+    assert out.frame["F"].tolist() == ["∞", "-∞", "2.0"]
+    assert "inf" not in repr(out) and "inf" not in out._repr_html_()
+    assert D.frame(pd.DataFrame({"F": [np.inf]}))["F"].tolist() == ["∞"]

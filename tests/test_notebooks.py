@@ -104,9 +104,13 @@ def test_generated_cells_are_current(md, ipynb):
 @pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
 def test_nbval_ignore_only_on_wall_clock_cells(md, ipynb):
     for c in _code_cells(_load(ipynb)):
-        if "NBVAL_IGNORE_OUTPUT" in c.source or "nbval-ignore-output" in c.metadata.get("tags", []):
+        assert "NBVAL_IGNORE_OUTPUT" not in c.source, (
+            f"{ipynb.name}: use the cell tag nbval-ignore-output, not the comment the reader would see:\n"
+            f"{c.source[:300]}"
+        )
+        if "nbval-ignore-output" in c.metadata.get("tags", []):
             assert re.search(r"perf_counter|timeit|time_|wall", c.source), (
-                f"{ipynb.name}: NBVAL_IGNORE_OUTPUT on a cell that does not report a wall-clock time:\n{c.source[:300]}"
+                f"{ipynb.name}: nbval-ignore-output on a cell that does not report a wall-clock time:\n{c.source[:300]}"
             )
         assert "NBVAL_SKIP" not in c.source and "nbval-skip" not in c.metadata.get("tags", []), "cells may not skip nbval"
 

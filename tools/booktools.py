@@ -12,8 +12,9 @@ never undo each other; ``tests/test_notebooks.py`` pins that byte for byte.
 
 The repository address and the maths macros are defined once, in ``_config.yml``. Every chapter
 carries two generated cells that copy them, so that the notebook renders and installs the same way
-in Jupyter and on Colab as in the book: a hidden markdown cell with the macros as ``\\newcommand``
-definitions, and a first code cell that installs the library on Colab only. The contract tests
+in Jupyter and on Colab as in the book: a hidden markdown cell with the macros as ``\\def``
+definitions (KaTeX, Colab's renderer, rejects ``\\newcommand`` of a name it predefines), and a
+first code cell that installs the library on Colab only. The contract tests
 (tests/test_notebooks.py) use the functions here to check that every chapter is up to date.
 """
 
@@ -35,7 +36,9 @@ FORMATS = "ipynb,md:myst"
 INSTALL_TAG = "remove-cell"
 MACROS_TAG = "remove-cell"
 MACROS_MARKER = "<!-- maths macros: generated from _config.yml by tools/booktools.py -->"
-INSTALL_MARKER = "# Runs on Google Colab only: installs this book's library there. Elsewhere it does nothing."
+INSTALL_MARKER = "# On Google Colab only: installs this book's library. Elsewhere it does nothing."
+# First lines of earlier versions of the generated cells, so that sync-boilerplate replaces them.
+OLD_MARKERS = ("# Runs on Google Colab only: installs this book's library there. Elsewhere it does nothing.",)
 
 
 def config() -> dict:
@@ -54,14 +57,23 @@ def macros() -> dict:
 
 
 def macros_cell_source() -> str:
-    """The hidden markdown cell that defines the macros for Jupyter and Colab."""
+    """The hidden markdown cell that defines the macros for Jupyter and Colab.
+
+    The definitions use TeX's ``\\def`` (``\\def\\Q#1{...}`` for a macro with arguments), not
+    ``\\newcommand``: Colab renders markdown maths with KaTeX, which predefines some of these names
+    (``\\R``, for one) and rejects ``\\newcommand`` of a defined name, so also of the cell's own
+    names when a front end keeps definitions between renders and renders the cell again.
+    ``\\def`` redefines silently in both KaTeX and MathJax (Jupyter).
+    tests/browser/test_katex.py renders this cell with both.
+    """
     lines = [MACROS_MARKER, "$$"]
     for name, body in macros().items():
         if isinstance(body, list):
             text, nargs = body
-            lines.append(rf"\newcommand{{\{name}}}[{nargs}]{{{text}}}")
+            params = "".join(f"#{i}" for i in range(1, int(nargs) + 1))
+            lines.append(rf"\def\{name}{params}{{{text}}}")
         else:
-            lines.append(rf"\newcommand{{\{name}}}{{{body}}}")
+            lines.append(rf"\def\{name}{{{body}}}")
     lines.append("$$")
     return "\n".join(lines)
 
@@ -69,7 +81,8 @@ def macros_cell_source() -> str:
 def install_cell_source() -> str:
     """The first code cell of every chapter: on Colab, clones the repository, installs the library
     from it and points ``ASSOCMEM_RESULTS_DIR`` at its committed ``results/`` (chapters that plot
-    stored sweeps need them); a no-op elsewhere."""
+    stored sweeps need them); a no-op elsewhere. No line is longer than 88 characters, the
+    book's limit for code (tests/test_chapter_presentation.py)."""
     url = repository_url()
     folder = "/content/" + url.rstrip("/").rsplit("/", 1)[-1]
     return "\n".join(
@@ -81,9 +94,11 @@ def install_cell_source() -> str:
             "    import os",
             "    import subprocess",
             "",
-            f'    BOOK = "{folder}"  # the library and its committed results/',
+            f'    REPOSITORY = "{url}"',
+            f'    BOOK = "{folder}"  # library and committed results/',
             "    if not os.path.isdir(BOOK):",
-            f'        subprocess.run(["git", "clone", "--quiet", "--depth", "1", "{url}", BOOK], check=True)',
+            '        clone = ["git", "clone", "--quiet", "--depth", "1", REPOSITORY, BOOK]',
+            "        subprocess.run(clone, check=True)",
             '    %pip install --quiet "{BOOK}[colab]"',
             '    os.environ["ASSOCMEM_RESULTS_DIR"] = os.path.join(BOOK, "results")',
         ]
@@ -103,7 +118,7 @@ def sync_boilerplate(md: Path) -> bool:
     macros_cell = nbformat.v4.new_markdown_cell(macros_cell_source(), metadata={"tags": [MACROS_TAG]})
     install_cell = nbformat.v4.new_code_cell(install_cell_source(), metadata={"tags": [INSTALL_TAG]})
     # Drop old copies, then put the macros cell first (before any maths) and the install cell first among code.
-    cells = [c for c in cells if not c.source.startswith((MACROS_MARKER, INSTALL_MARKER))]
+    cells = [c for c in cells if not c.source.startswith((MACROS_MARKER, INSTALL_MARKER, *OLD_MARKERS))]
     cells.insert(0, macros_cell)
     first_code = next((i for i, c in enumerate(cells) if c.cell_type == "code"), len(cells))
     cells.insert(first_code, install_cell)
@@ -185,14 +200,15 @@ def repro_counts_markdown() -> str:
 
     Counted from the rows that ``ReproductionTable.show()`` stored in the committed ``.ipynb``
     files (:func:`assocmem.repro.collect`), so the numbers are never typed by hand. Each chapter
-    is linked with ``{doc}``.
+    is linked with ``{doc}`` under its number (the titles would make the table wider than the
+    text column at 1280 px).
     """
     from assocmem.repro import COUNT_COLUMNS, collect, verdict_counts
 
     counts = verdict_counts(collect([ipynb for _, ipynb in chapter_pairs() if ipynb.exists()]))  # a missing one fails its own tests
     lines = ["| chapter | " + " | ".join(COUNT_COLUMNS) + " |", "| --- |" + " ---: |" * len(COUNT_COLUMNS)]
     for chapter, row in counts.iterrows():
-        name = "**all chapters**" if chapter == "total" else f"{{doc}}`../notebooks/{chapter}`"
+        name = "**all**" if chapter == "total" else f"{{doc}}`{chapter[:2]} <../notebooks/{chapter}>`"
         cells = [f"**{int(v)}**" if chapter == "total" else str(int(v)) for v in row]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -259,14 +275,18 @@ def errata_markdown() -> str:
         "{doc}`how-to-read`); a claim from outside the seeds is marked as such.",
         "",
     ]
+    # Four columns, the claim's source and the link to its row in the claim's cell, so that the
+    # table fits the text column at 1280 px (CONTRIBUTING.md, "How the book must look").
     for chapter in chapters:
         lines += [f"**{{doc}}`../notebooks/{chapter}`**", "",
-                  "| claim | source | the source says | ours | why | |", "| --- | --- | --- | --- | --- | --- |"]
+                  "| claim (where the source makes it) | the source says | ours | why |",
+                  "| --- | --- | --- | --- |"]
         for r in differs[differs["chapter"] == chapter].to_dict("records"):
             source = r["source"] if r["origin"] == "seed" else f"outside the seeds: {r['source']}"
             link = f'<a href="../notebooks/{chapter}.html#{r["anchor"]}">row</a>'
-            cells = (r["claim"], source, r["source says"], r["ours"], r["note"])
-            lines.append("| " + " | ".join(_cell(x) for x in cells) + f" | {link} |")
+            claim = f"{_cell(r['claim'])} ({_cell(source)}; {link})"
+            cells = (r["source says"], r["ours"], r["note"])
+            lines.append(f"| {claim} | " + " | ".join(_cell(x) for x in cells) + " |")
         lines.append("")
     return "\n".join(lines)
 

@@ -17,7 +17,11 @@ shown:
   repr reaches a stored output, and ``{glue:text}`name:.3f``` in the prose shows exactly the digits
   that were stored.
 - **Tables** are formatted cell by cell (:func:`frame`): no negative zero, no ``nan`` (shown as
-  ``"-"``) and no digits beyond the column's specification.
+  ``"-"``), no ``inf`` (shown as ``"∞"``, as :func:`fmt` shows it) and no digits beyond the
+  column's specification; no specification may show more than :data:`MAX_SIGNIFICANT_DIGITS`
+  digits. :func:`tabulate` does the same and shows
+  the result without the row index, under headers made for a reader (``"margin γ"``, not
+  ``"gamma_min"``).
 
 The comparisons behind a verdict never use these rounded values: a reproduction check compares
 the unrounded numbers (:mod:`assocmem.repro`), and this module only decides what a reader sees.
@@ -50,6 +54,8 @@ __all__ = [
     "glue",
     "output_problems",
     "rounded",
+    "tabulate",
+    "Table",
 ]
 
 #: Four significant digits: what a table shows unless its chapter asks for other digits.
@@ -87,7 +93,30 @@ def _parse(spec: str) -> re.Match:
         raise ValueError(
             f"spec must be a float format such as '.3f', '.2e', '.4g', ',.0f' or '.1%', got {spec!r}"
         )
+    # Python's default precision is 6 (digits after the point for e, f and %; significant digits
+    # for g). An e format shows one digit more than its precision, so ".6e" (and a bare "e") shows
+    # seven significant digits; f and % show at most MAX_SIGNIFICANT_DIGITS decimals.
+    precision = 6 if m["precision"] is None else int(m["precision"])
+    shown = precision + 1 if m["type"] in "eE" else precision
+    if shown > MAX_SIGNIFICANT_DIGITS:
+        raise ValueError(
+            f"spec {spec!r} shows {shown} {'decimals' if m['type'] in 'fF%' else 'significant digits'}; "
+            f"the book shows at most {MAX_SIGNIFICANT_DIGITS} (the last digits of a float64 result "
+            "depend on the machine)"
+        )
     return m
+
+
+def _missing(missing) -> str:
+    """``missing`` checked: the text an absent value shows as must be a str."""
+    if not isinstance(missing, str):
+        raise TypeError(f"missing must be a str (the text shown for an absent value), got {missing!r}")
+    return missing
+
+
+def _infinite_text(x: float) -> str:
+    """``"∞"`` or ``"-∞"``: how an infinite value is shown (never Python's ``"inf"``)."""
+    return "∞" if x > 0 else "-∞"
 
 
 def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
@@ -102,7 +131,9 @@ def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
     value : int, float, numpy scalar, 0-d numpy array or 0-d torch tensor
     spec : str, default ``".4g"``
         A float format specification of types ``e``, ``f``, ``g`` or ``%``, optionally with a
-        ``+`` sign and ``,`` grouping (``".3f"``, ``"+.2f"``, ``".2e"``, ``",.0f"``, ``".1%"``).
+        ``+`` sign and ``,`` grouping (``".3f"``, ``"+.2f"``, ``".2e"``, ``",.0f"``, ``".1%"``),
+        showing at most :data:`MAX_SIGNIFICANT_DIGITS` digits: a precision above 6 (above 5 for
+        ``e``, which shows one digit more; a bare ``"e"`` has precision 6) is refused.
 
     Returns
     -------
@@ -115,7 +146,8 @@ def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
     TypeError
         If ``value`` is not a real number (booleans are refused).
     ValueError
-        If ``spec`` is not a float format of the kinds above.
+        If ``spec`` is not a float format of the kinds above, or shows more than
+        :data:`MAX_SIGNIFICANT_DIGITS` digits.
 
     Examples
     --------
@@ -184,26 +216,29 @@ def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing:
     ----------
     value : number, 0-d array or tensor, str or None
         Strings pass through unchanged; ``None`` and NaN (``pd.NA`` and ``pd.NaT`` too) print as
-        ``missing``.
+        ``missing``; ``±inf`` prints as ``"∞"`` and ``"-∞"``.
     spec : str, default ``".4g"``
         Format specification for floats (see :func:`rounded`). Integers print with thousands
-        separators unless they exceed 15 digits, where ``spec`` (in ``e`` form) is used.
+        separators unless they exceed 15 digits, where they print in ``.3e`` form.
     below : float, optional
         Show the value as the bound ``"< below"``: for rounding-level quantities.
     missing : str, default ``"-"``
+        Must be a str.
 
     Raises
     ------
     RoundingLevelError
         If ``below`` is given and ``|value|`` is not below it.
     TypeError
-        If ``value`` is not a number, string, None or NaN (booleans are refused), or ``below``
-        is not a number.
+        If ``value`` is not a number, string, None or NaN (booleans are refused), ``below``
+        is not a number, or ``missing`` is not a str.
     ValueError
-        If ``spec`` is not a float format (checked for every value, so a bad spec never passes
-        unnoticed), or ``below`` is not a positive finite number.
+        If ``spec`` is not a float format or shows more than :data:`MAX_SIGNIFICANT_DIGITS`
+        digits (checked for every value, so a bad spec never passes unnoticed), or ``below`` is
+        not a positive finite number.
     """
     _parse(spec)
+    _missing(missing)
     bound = None if below is None else _bound(below, "below")
     if value is None or value is pd.NA or value is pd.NaT or isinstance(value, str):
         return value if isinstance(value, str) else missing
@@ -215,6 +250,8 @@ def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing:
         return f"{x:,}" if abs(x) < 10**15 else _big_int(x)
     if math.isnan(x):
         return missing
+    if math.isinf(x):
+        return _infinite_text(x)
     r = rounded(x, spec)
     text = format(r, spec)
     return "0" if _is_negative_zero_text(text) else text
@@ -305,7 +342,7 @@ def frame(
     below : mapping of column -> float, optional
         Columns of rounding-level quantities, each shown as its bound (checked per cell).
     missing : str, default ``"-"``
-        What NaN, ``None`` and ``pd.NA`` show as.
+        What NaN, ``None`` and ``pd.NA`` show as (infinities show as ``"∞"`` and ``"-∞"``).
     index : bool, default False
         Keep the index as leading columns (``reset_index``); otherwise it is dropped unless it
         carries names, in which case it is kept as columns too.
@@ -318,16 +355,21 @@ def frame(
     Raises
     ------
     TypeError
-        If ``df`` is not a DataFrame, ``spec`` is neither a str nor a mapping, or ``below`` is
-        not a mapping.
+        If ``df`` is not a DataFrame, ``spec`` is neither a str nor a mapping, ``below`` is
+        not a mapping, ``missing`` is not a str or ``index`` is not a bool.
     ValueError
-        If a spec is not a float format (every spec is checked, used or not), or ``below`` names a
-        column the table does not have or gives a bound that is not a positive finite number.
+        If a spec is not a float format or shows more than :data:`MAX_SIGNIFICANT_DIGITS` digits
+        (every spec is checked, used or not); ``below`` names a column the table does not have or
+        gives a bound that is not a positive finite number; or two columns (index levels kept as
+        columns included) share a name.
     RoundingLevelError
         If a cell of a ``below`` column is not below its bound.
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    _missing(missing)
+    if not isinstance(index, (bool, np.bool_)):
+        raise TypeError(f"index must be True or False, got {index!r}")
     if isinstance(spec, Mapping):
         for col, col_spec in spec.items():
             try:
@@ -341,7 +383,14 @@ def frame(
     if below is not None and not isinstance(below, Mapping):
         raise TypeError(f"below must be a mapping of column -> bound, got {below!r}")
     below = {col: _bound(b, f"below[{col!r}]") for col, b in (below or {}).items()}
-    if index or any(n is not None for n in df.index.names):
+    keep_index = bool(index) or any(n is not None for n in df.index.names)
+    names = [*(n for n in (df.index.names if keep_index else []) if n is not None), *df.columns]
+    repeated = sorted({str(n) for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"column name(s) {repeated} appear more than once"
+                         f"{' (index levels count as columns here)' if keep_index else ''}; "
+                         "each column of a displayed table needs its own name")
+    if keep_index:
         df = df.reset_index()
     else:
         df = df.reset_index(drop=True)
@@ -355,6 +404,71 @@ def frame(
         bound = below.get(col)
         out[col] = [_cell(v, col_spec, bound, missing) for v in df[col].tolist()]
     return pd.DataFrame(out, columns=df.columns)
+
+
+class Table:
+    """A formatted table as a chapter shows it: no row index, reader's headers.
+
+    Made by :func:`tabulate`. ``frame`` holds the cells (strings) under the displayed headers.
+    Its HTML and plain-text displays are deterministic (no random ids), so nbval can compare
+    them.
+    """
+
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+
+    def _repr_html_(self) -> str:
+        return self.frame.to_html(index=False, border=0, classes="dataframe assocmem-table",
+                                  escape=True)
+
+    def __repr__(self) -> str:
+        with pd.option_context("display.max_colwidth", 80, "display.width", 200):
+            return self.frame.to_string(index=False)
+
+
+def tabulate(
+    df: pd.DataFrame,
+    spec: str | Mapping[str, str] = DEFAULT_SPEC,
+    *,
+    headers: Mapping[str, str] | None = None,
+    below: Mapping[str, float] | None = None,
+    missing: str = "-",
+    index: bool = False,
+) -> Table:
+    """:func:`frame` for display: shown without the row index, under readable headers.
+
+    Parameters
+    ----------
+    df, spec, below, missing, index
+        As for :func:`frame` (``spec`` and ``below`` name the columns of ``df``).
+    headers : mapping of column -> str, optional
+        The header each column is shown under (with its unit, ``"time (s)"``); columns not
+        named keep their name. Like a ``spec`` mapping, it may name columns the table does not
+        have (one mapping can serve several tables cut from one frame).
+
+    Returns
+    -------
+    Table
+        Its ``frame`` attribute is the formatted DataFrame of strings, with the new headers.
+
+    Raises
+    ------
+    TypeError
+        As for :func:`frame`; also if ``headers`` is not a mapping of str.
+    ValueError
+        As for :func:`frame` (a spec showing more than :data:`MAX_SIGNIFICANT_DIGITS` digits,
+        repeated column names); also if two columns end up under the same header.
+    """
+    if headers is not None and (not isinstance(headers, Mapping)
+                                or not all(isinstance(h, str) for h in headers.values())):
+        raise TypeError(f"headers must be a mapping of column -> str, got {headers!r}")
+    out = frame(df, spec, below=below, missing=missing, index=index)
+    headers = dict(headers or {})
+    names = [headers.get(col, str(col)) for col in out.columns]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two columns would share a header: {names}")
+    out.columns = names
+    return Table(out)
 
 
 def _cell(v, spec: str, bound: float | None, missing: str) -> str:

@@ -25,6 +25,8 @@ import torch
 
 from assocmem.mlps import capacity_sweeps as CS
 from assocmem.mlps import counting as C
+from assocmem.mlps import editing as ED
+from assocmem.mlps import editing_sweeps as ESW
 from assocmem.mlps import hebbian_theory as HT
 from assocmem.mlps import margin_sweeps as MS
 from assocmem.mlps import margins as M
@@ -92,6 +94,14 @@ PHI_NAN, PHI_INF = _with(PHI, NAN), _with(PHI, INF)
 
 # (callable, args, kwargs, match): each must raise ValueError whose message matches `match`
 # (the argument's name, or what overflowed).
+EDIT_CORPUS = ED.build_corpus(ED.generate_book_facts(6, seed=0))
+EDIT_MODEL = ED.EditingLM(ED.EditingLMConfig(vocab_size=EDIT_CORPUS.vocab_size, d=8, qk_hidden=4, aux_rank=2,
+                                             router_hidden=4, dtype=F64),
+                          ED.kaiming_embedding(EDIT_CORPUS.vocab_size, 8, dtype=F64),
+                          ED.build_fact_expert("data_dependent", ED.expert_fact_set(
+                              ED.kaiming_embedding(EDIT_CORPUS.vocab_size, 8, dtype=F64), EDIT_CORPUS), 16))
+
+
 BAD = [
     # --- non-finite features / keys / targets: refused, never a NaN readout -----------------
     pytest.param(hebbian_readout, (PHI_NAN, TARGETS, "none"), {}, "Phi contains non-finite", id="readout-none-nan"),
@@ -356,6 +366,27 @@ BAD = [
     pytest.param(TR.ssfr_eval_batch, (SSFR, SSFR_MAP, 2), {"seed": -1}, "\\[0, 2\\^63\\)",
                  id="eval-batch-negative-seed"),
     pytest.param(TR.TrainConfig, (3, 4), {"seed": -1}, "\\[0, 2\\^63\\)", id="train-config-negative-seed"),
+    # fact editing (issue 15): training, residuals, the sweep's config
+    pytest.param(ED.LMTrainConfig, (3,), {"batch_size": 0}, "batch_size", id="lm-train-config-zero-batch"),
+    pytest.param(ED.LMTrainConfig, (3,), {"lr": float("nan")}, "lr", id="lm-train-config-nan-lr"),
+    pytest.param(ED.training_sequences, (EDIT_CORPUS,), {"templates": []}, "at least one template",
+                 id="training-sequences-no-template"),
+    pytest.param(ED.training_sequences, (EDIT_CORPUS,), {"facts": [0, 99]}, "\\[0, F\\)",
+                 id="training-sequences-fact-out-of-range"),
+    pytest.param(ED.ResidualConfig, (), {"lr": -0.05}, "lr", id="residual-config-negative-lr"),
+    pytest.param(ED.ResidualConfig, (), {"clip_norm": float("inf")}, "clip_norm", id="residual-config-inf-clip"),
+    pytest.param(ED.prompt_keys, (EDIT_MODEL, EDIT_CORPUS, torch.tensor([], dtype=torch.long)), {}, "non-empty",
+                 id="prompt-keys-no-fact"),
+    pytest.param(ED.prompt_keys, (EDIT_MODEL.with_fact_expert(torch.nn.Linear(8, 8)), EDIT_CORPUS,
+                                  torch.tensor([0])), {}, "BilinearMLP", id="prompt-keys-not-bilinear"),
+    pytest.param(ED.weight_edit, (EDIT_MODEL, "kn", None, None), {}, "unknown editor", id="weight-edit-unknown"),
+    pytest.param(ED.EditEvaluation, (EDIT_MODEL, EDIT_CORPUS, ED.edit_assignment(5, 0.5)), {}, "EditAssignment",
+                 id="edit-evaluation-wrong-size"),
+    pytest.param(ESW.FactEditingConfig, (), {"num_facts": 64, "d": 8, "experts": (("gd_mse", 0),)}, "m must",
+                 id="fact-editing-zero-width"),
+    pytest.param(ESW.FactEditingConfig, (), {"num_facts": 64, "d": 8, "experts": (("gd_mse", 4),),
+                                             "alphaedit_rel_tol": (-0.1,)}, "alphaedit_rel_tol",
+                 id="fact-editing-negative-tolerance"),
 ]
 
 

@@ -35,6 +35,12 @@ from assocmem.sdm.convergence_sweeps import ConvergenceSweepConfig, pair_gaps, w
 from assocmem.sdm.projections import level_to_cosine, train_projection
 from assocmem.sdm.projections.protocol import cosine_to_level
 from assocmem.sdm.read import NeuronSDM
+from assocmem.sdm.trained import (RecallAttention, RecallBatch, RecallConfig, beta_spread,
+                                  duplicate_key_read, eq26_accuracy, evaluate_recall, fit_accuracy_curves,
+                                  gpt2_effective_betas, log_linear_beta, make_recall_batch,
+                                  max_softmax_input, reference_betas, sphere_distance, train_recall,
+                                  weight_contribution)
+from assocmem.sdm.trained_sweeps import TrainedVariant
 
 CPU = "cpu"
 F16, F32, F64 = torch.float16, torch.float32, torch.float64
@@ -260,7 +266,104 @@ ERRORS = [
      ValueError, r"train_images dtype torch\.float16 is not supported"),
     (train_projection, (IMAGES,), {"n_out": 8, "d": 3, "epochs": 2, "lr": 1e38, "device": CPU},
      ValueError, r"training diverged: the Adam step overflows torch\.float32 \(lr = 1e\+38 is too large\)"),
+    # ---- trained models (chapter 37)
+    (RecallConfig, (), {"n": 64, "heads": 3}, ValueError, "n = 64 is not a multiple of heads = 3"),
+    (RecallConfig, (), {"noise": 0.7}, ValueError, "noise must be <= 0.5"),
+    (RecallConfig, (), {"noise": NAN}, ValueError, "noise must be a real number|noise must be finite"),
+    (RecallConfig, (), {"qk": "cosine"}, ValueError, r"qk must be one of \('l2', 'layernorm', 'none'\)"),
+    (RecallConfig, (), {"values": "unit"}, ValueError, r"values must be one of \('raw', 'l2'\)"),
+    (RecallConfig, (), {"beta_init": 0.0}, ValueError, "beta_init must be > 0"),
+    (RecallConfig, (), {"m": True}, ValueError, "m must be an integer"),
+    (make_recall_batch, (2, 3, 8, 4, 0.1, None), {}, TypeError, "generator must be a torch.Generator"),
+    (make_recall_batch, (2, 3, 8, 1, 0.1, torch.Generator()), {}, ValueError, "vocab must be >= 2"),
+    (reference_betas, (1, 8), {}, ValueError, "n must be >= 2"),
+    (fit_accuracy_curves, ([1, 2, 4], [1, 1, 1], [2, 2, 2]), {"floor": 1.0}, ValueError, "floor must be <="),
+    (max_softmax_input, (np.zeros((2, 3)),), {}, ValueError, r"scores must be \(B, H, K\) or \(B, H, Q, K\)"),
+    (max_softmax_input, (np.full((1, 2, 3), NAN),), {}, ValueError, "scores hold NaN"),
+    (max_softmax_input, (np.zeros((1, 2, 3)),), {"mask": np.zeros((1, 2, 3), bool)}, ValueError,
+     "some head has no unmasked score"),
+    (log_linear_beta, (np.zeros((2, 3)), np.zeros((3, 2))), {}, ValueError, "must be 2-d of one shape"),
+    (log_linear_beta, (np.full((2, 3), INF), np.zeros((2, 3))), {}, ValueError, "must be finite where used"),
+    (weight_contribution, (np.full((2, 2), 0.5), np.ones((2, 3))), {}, ValueError, "must share a shape"),
+    (weight_contribution, (np.full((2, 2), 0.5), -np.ones((2, 2))), {}, ValueError, "must be >= 0"),
+    (sphere_distance, ([],), {"dim": 4}, ValueError, "norms must be non-empty"),
+    (beta_spread, (-1.0, [1.0], [[1.0]], 4), {}, ValueError, "beta must be > 0"),
+    (beta_spread, (1.0, [1.0, 2.0], [[1.0]], 4), {}, ValueError, r"query_norms must be \(B,\) and key_norms \(B, K\)"),
+    (duplicate_key_read, ([0, 0],), {"beta": 1.0}, ValueError, "with a positive sum"),
+    (duplicate_key_read, ([1.5, 1],), {"beta": 1.0}, ValueError, "counts must be a 1-d sequence of integers"),
+    (TrainedVariant, ("a",), {"noises": ()}, ValueError, "noises must not be empty"),
 ]
+
+
+_RC = RecallConfig(n=8, m=4, vocab=4, steps=1, batch=2)
+_MODEL = RecallAttention(_RC)
+_GOOD = make_recall_batch(2, 4, 8, 4, 0.1, torch.Generator().manual_seed(0))
+
+
+def _batch(**changes):
+    """The good batch with some fields replaced."""
+    fields = dict(addresses=_GOOD.addresses, values=_GOOD.values, queries=_GOOD.queries,
+                  targets=_GOOD.targets, labels=_GOOD.labels)
+    fields.update(changes)
+    return RecallBatch(**fields)
+
+
+_NAN_ADDR = _GOOD.addresses.clone()
+_NAN_ADDR[0, 1, 2] = NAN
+_NAN_QUERY = _GOOD.queries.clone()
+_NAN_QUERY[1, 0] = NAN
+
+ERRORS += [
+    # ---- trained models (chapter 37): silently wrong before, now refused
+    (_MODEL.readout, (_batch(addresses=_NAN_ADDR),), {}, ValueError, "must be finite"),
+    (_MODEL, (_batch(queries=_NAN_QUERY),), {}, ValueError, "must be finite"),
+    (_MODEL.readout, (_batch(addresses=_GOOD.addresses[:, :0], values=_GOOD.values[:, :0]),), {},
+     ValueError, r"empty context \(m = 0\)"),
+    (_MODEL.readout, (_batch(addresses=_GOOD.addresses.float()),), {}, TypeError,
+     r"batch.addresses must be a torch.float64 tensor, got torch.float32"),
+    (_MODEL.readout, (_batch(values=_GOOD.values.double()),), {}, TypeError,
+     r"batch.values must be a torch.int64 tensor"),
+    (_MODEL.readout, (_batch(values=_GOOD.values[:, :2]),), {}, ValueError,
+     r"batch.values must be \(B, m\) = \(2, 4\)"),
+    (_MODEL.readout, (_batch(addresses=_GOOD.addresses[0]),), {}, ValueError,
+     r"batch.addresses must be \(B, m, n\)"),
+    (_MODEL.readout, (tuple(vars(_GOOD).values()),), {}, TypeError, "batch must be a RecallBatch"),
+    (reference_betas, (3, 2), {}, ValueError, "n = 3 is too small"),
+    (reference_betas, (64.0, 32), {}, ValueError, "n must be an integer, got 64.0"),
+    (reference_betas, (64, 32.0), {}, ValueError, "m must be an integer, got 32.0"),
+    (max_softmax_input, (np.zeros((1, 2, 3)),), {"axis": 0}, TypeError, "axis"),
+    (max_softmax_input, (np.zeros((1, 2, 3), complex),), {}, ValueError, "scores must be real numbers"),
+    (max_softmax_input, (np.array([[[INF, 1.0]]]),), {}, ValueError, "scores hold an infinity"),
+    (max_softmax_input, (np.zeros((1, 2, 3), bool),), {}, ValueError, "scores must be real numbers"),
+    (max_softmax_input, (np.zeros((1, 2, 3)),), {"mask": np.full((1, 2, 3), 2)}, ValueError,
+     "mask must be boolean"),
+    (max_softmax_input, (np.zeros((1, 2, 0)),), {}, ValueError, "must not have an empty axis"),
+    (eq26_accuracy, (True, 1, 1), {}, ValueError, "m must hold numbers, not booleans"),
+    (fit_accuracy_curves, ([1, 2, 4], np.array([True, False, True]), [2, 2, 2]), {}, ValueError,
+     "correct must hold numbers, not booleans"),
+    (fit_accuracy_curves, ([1, 2, 4], [2, 2, 2], [2, 2, 2]), {}, ValueError,
+     r"every query is answered correctly \(or every one wrongly\)"),
+    (fit_accuracy_curves, ([1, 2, 4], [0, 0, 0], [2, 2, 2]), {}, ValueError, "every query is answered"),
+    (weight_contribution, (np.full((2, 2), 0.5), np.ones((2, 2))), {}, ValueError,
+     "correlation is undefined"),
+    (weight_contribution, (np.array([[0.2, 0.8], [0.6, 0.4]]), np.zeros((2, 2))), {}, ValueError,
+     "correlation is undefined"),
+    (sphere_distance, (np.zeros(5), 64), {}, ValueError, "norms are all zero"),
+    (beta_spread, (1.0, [1.0], np.zeros((1, 0)), 4), {}, ValueError, "at least one query and one key"),
+    (RecallConfig, (), {"m": 2.0}, ValueError, "m must be an integer, got 2.0"),
+    (RecallConfig, (), {"seed": -1}, ValueError, r"seed must lie in \[0, 2\*\*63 - 1\), got -1"),
+    (RecallConfig, (), {"seed": 2**64}, ValueError, r"seed must lie in \[0, 2\*\*63 - 1\)"),
+    (RecallConfig, (), {"seed": 2**63 - 1}, ValueError, r"seed must lie in"),
+    (evaluate_recall, (_MODEL, 4), {"seed": -5}, ValueError, "seed must lie in"),
+    (duplicate_key_read, ([2, 1],), {"beta": 1.0, "seed": -1}, ValueError, "seed must lie in"),
+    (gpt2_effective_betas, (None, torch.zeros(1, 2, dtype=torch.int64)), {}, ValueError,
+     "at least 3 tokens"),
+]
+
+
+def test_the_largest_seed_trains():
+    # seed + 1 seeds the data generator: the largest accepted seed still fits torch's int64
+    assert train_recall(RecallConfig(n=8, m=2, vocab=2, steps=1, batch=1, seed=2**63 - 2)).history
 
 
 def _id(row):

@@ -1,10 +1,10 @@
-"""Part II: fact-storing MLPs (chapters 10-15, seed 001, *MLPs are Hebbians*).
+"""Part II: fact-storing MLPs (chapters 10-16, seed 001, *MLPs are Hebbians*).
 
 A fact is a key mapped to a value; an MLP stores a set of facts when every key decodes to its
 value by an argmax over the value table. This package holds the fact sets, the MLP
 constructions and their baselines, the decoding margins and the bounds on them, the counting
 bound, the checks of the paper's theorems, the sweeps behind chapters 12 and 13, and the MLPs
-inside the SSFR Transformer (chapters 14-15).
+inside the SSFR Transformer (chapters 14-15) and fact editing (chapter 16).
 
 Modules
 -------
@@ -29,8 +29,10 @@ transformer       fact-storing MLPs inside a Transformer: the SSFR task (Def. 3.
                   SSFR Transformer (App. A.1.2), MLP insertion, attention training, the
                   fact-adaptive evaluation and the attention-noise ceiling (Def. 5.1)
                   (chapters 14-15)
-editing           fact editing: the book-author language model, MLP swapping, ROME, MEMIT and
-                  AlphaEdit, the editing metrics (seed 001, Sec. 5.2, App. A.4.5)
+editing           fact editing: the book-author language model and its training, MLP swapping,
+                  ROME, MEMIT and AlphaEdit with learned residuals, the editing metrics
+                  (seed 001, Sec. 5.2, App. A.4.5) (chapter 16)
+editing_sweeps    the ``fact_editing`` sweep: Table 1, Figs. 8 and 9 at our scale (chapter 16)
 transformer_sweeps  the ``transformer_usability``, ``attention_noise`` and ``transformer_capacity``
                   sweeps: margins, noise ceiling and capacity inside the SSFR Transformer
                   (chapters 14-15)

@@ -36,9 +36,17 @@ projections
     whether they generalise. A subpackage: protocol, training, evaluation, experiment, presets.
 convergence_sweeps
     The ``convergence`` sweep: one perturbation level of one setting per point (chapter 36).
+trained
+    Claims about trained networks (C6-C8, C10-C14 and the open question on context length),
+    tested on small attention models the book trains: associative recall with QK-norm and a
+    learned ``beta``, its ``beta`` against SDM's optima, recall against ``m`` along Eq. 26,
+    effective ``beta`` (with a GPT-2 loader), value norms and LayerNorm. A subpackage:
+    ``recall``, ``reference``, ``effective_beta``, ``value_norms``.
+trained_sweeps
+    The ``trained_recall`` sweep: one trained model per point (chapter 37).
 
 Chapters: geometry 30-32; exponential 32; read 30, 34; weights 34; capacity 33; simulation 33;
-kernels 35; convergence, projections and convergence_sweeps 36.
+kernels 35; convergence, projections and convergence_sweeps 36; trained and trained_sweeps 37.
 
 Everything public in ``geometry``, ``read`` and ``capacity``, and the far-pattern weights of
 ``weights.far_patterns``, is re-exported here, so ``from assocmem.sdm import circle_intersection``

@@ -10,8 +10,10 @@ of ``book,author`` rows (the Goodreads pairs, for instance) with the same one-bo
 Templates. :data:`TRAIN_TEMPLATES` (16 prefix/suffix pairs: the paper's "16 rephrases per fact")
 are the sentences the model trains on; the first, ``("The author of", "is")``, is the *edit
 template*, the one prompt per fact from which the weight editors learn their residuals and on
-which efficacy is measured. :data:`HELDOUT_TEMPLATES` are rephrasings the model never trains on:
-paraphrase accuracy is measured on them.
+which efficacy is measured; paraphrase accuracy is measured on the other training templates
+(rephrasings the editors never see, :mod:`~assocmem.mlps.editing.evaluation`).
+:data:`HELDOUT_TEMPLATES` are rephrasings the model never trains on; the chapter reports the
+accuracy on them separately.
 
 Tokens. Titles and authors are **atomic** tokens (App. A.4.5: "added to the model tokenizer as
 atomic tokens"); the rest of the text is tokenized by a BPE tokenizer trained with the
@@ -75,7 +77,8 @@ TRAIN_TEMPLATES: tuple[tuple[str, str], ...] = (
     ("A first edition of", "was signed by"),
 )
 
-#: Held-out rephrasings, never trained on: paraphrase accuracy is measured on them.
+#: Held-out rephrasings, never trained on (reported apart from paraphrase accuracy, which uses the
+#: training templates other than the edit template).
 HELDOUT_TEMPLATES: tuple[tuple[str, str], ...] = (
     ("Tell me who wrote", ". It was"),
     ("The creator of the book", "is the writer"),

@@ -1,0 +1,367 @@
+"""The fact-editing sweep of seed 001 (Sec. 5.2, App. A.4.5, Table 1, Figs. 8 and 9): ``fact_editing``.
+
+One point per **fact expert** ``(expert, m)``: the base language model is trained around a frozen
+expert of that kind and width (:func:`assocmem.mlps.editing.training.base_model`), then, for each
+edit fraction (2, 5 and 10 % of the facts, :func:`~assocmem.mlps.editing.swapping.edit_assignment`),
+every editor is scored on the same edit (:class:`~assocmem.mlps.editing.evaluation.EditEvaluation`):
+
+* ``swap``: MLP swapping, a new expert of the same kind, width and seed built for the whole
+  post-edit fact set and swapped in (:func:`~assocmem.mlps.editing.swapping.mlp_swap`);
+* ``rome``, ``memit``, ``alphaedit``: the weight editors on the expert's output matrix with
+  residuals learned on one templated prompt per fact
+  (:mod:`~assocmem.mlps.editing.residuals`), each at every setting of its grid. Seed 001 reports
+  the score-best setting per editor and fraction; the rows flag it (``best``).
+
+Rows. One ``base`` row per point (the base model's standalone-expert accuracy ``mlp_accuracy``,
+its language-model accuracy ``lm_accuracy`` on the edit template and ``lm_accuracy_all`` over
+every training template, ``lm_accuracy_unseen`` on never-trained rephrasings, and the last
+training loss) and one row per ``(fraction, editor, setting)`` with ``efficacy``,
+``paraphrase``, ``specificity``, ``score``, ``r_nf``, ``unseen`` and the setting's columns
+(``r_nf``, a forward pass over the whole corpus, only for swapping and the score-best setting of
+each editor, the rows Table 1 and Fig. 8 report; NaN for the others). A
+setting the editor refuses (AlphaEdit's projector is zero when no eigenvalue of the preserved-key
+covariance lies under the threshold) is a row with ``failed = True`` and NaN metrics, never
+dropped. Experts other than ``gd_mse`` and ``data_dependent`` (the cross-entropy GD expert,
+``gd_ce``, of App. A.4.5's note) get only the ``base`` row.
+
+Presets: ``quick`` (a toy model for CI and the chapter's live run), ``cpu`` (committed; reduced
+in ``F``, ``d``, widths and steps to fit about half an hour of one CPU core, labelled in ``notes``),
+``paper`` (16,384 facts, ``d = 256``, 16 templates, the GD expert at ``h = 512`` and the
+data-dependent one at ``h = 1024``, 18 epochs of 8,192 steps of batch 32; GPU).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from assocmem._checks import as_int, as_real, positive_int, seed_int
+from assocmem.sweeps.config import point_seed
+from assocmem.sweeps.registry import register_sweep
+
+__all__ = ["FactEditingConfig", "FACT_EDITING_PRESETS", "EDIT_EXPERTS", "PAPER_TABLE1", "TABLE1_COLUMNS",
+           "fact_editing_points", "fact_editing_point", "editor_settings", "best_rows", "table1"]
+
+#: Experts that are edited (the others get a base row only).
+EDIT_EXPERTS = ("gd_mse", "data_dependent")
+_EXPERTS = ("gd_mse", "gd_ce", "data_dependent")
+_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+@dataclass(frozen=True)
+class FactEditingConfig:
+    """Settings of ``fact_editing``.
+
+    The editors' grids are Cartesian products of the tuples named ``<editor>_<field>``; a
+    ``clip_norm`` of ``0`` means no clamp. The residuals of every editor are learned with Adam at
+    ``residual_lr``.
+
+    Raises
+    ------
+    ValueError
+        On construction: sizes that are not positive integers (``num_facts >= 50``), an odd
+        ``d``, unknown experts, fractions outside ``(0, 0.5]``, empty or non-positive grids, a bad
+        dtype or seed.
+    """
+
+    num_facts: int
+    d: int
+    experts: tuple[tuple[str, int], ...]  # (expert, hidden width m)
+    fractions: tuple[float, ...] = (0.02, 0.05, 0.10)
+    lm_steps: int = 18 * 8192
+    batch_size: int = 32
+    lr: float = 2e-4
+    weight_decay: float = 0.1
+    expert_epochs: int = 10000
+    expert_lr: float = 1e-3
+    residual_lr: float = 0.05
+    rome_steps: tuple[int, ...] = (10, 100)
+    rome_weight_decay: tuple[float, ...] = (1.5e-3,)
+    rome_early_stopping_loss: float = 5e-2
+    memit_steps: tuple[int, ...] = (25, 100)
+    memit_lam: tuple[float, ...] = (15.0, 150.0, 1500.0)
+    memit_clip_norm: tuple[float, ...] = (0.75,)
+    alphaedit_steps: tuple[int, ...] = (25, 100)
+    alphaedit_rel_tol: tuple[float, ...] = (1e-3, 1e-2, 1e-1)
+    alphaedit_clip_norm: tuple[float, ...] = (0.0,)
+    dtype: str = "float32"
+    seed: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        as_int(self.num_facts, "num_facts", minimum=50)
+        as_int(self.d, "d", minimum=2)
+        if self.d % 2:
+            raise ValueError(f"d must be even; got {self.d}")
+        if not self.experts:
+            raise ValueError("experts must list at least one (expert, m) pair")
+        for pair in self.experts:
+            if len(pair) != 2 or pair[0] not in _EXPERTS:
+                raise ValueError(f"experts must be (name, m) pairs with name in {_EXPERTS}; got {pair!r}")
+            positive_int("m", pair[1])
+        if not self.fractions:
+            raise ValueError("fractions must not be empty")
+        for f in self.fractions:
+            as_real(f, "fraction", minimum=0.0, strict_min=True, maximum=0.5)
+        for name in ("lm_steps", "batch_size", "expert_epochs"):
+            positive_int(name, getattr(self, name))
+        for name in ("lr", "expert_lr", "residual_lr", "rome_early_stopping_loss"):
+            as_real(getattr(self, name), name, minimum=0.0, strict_min=True)
+        as_real(self.weight_decay, "weight_decay", minimum=0.0)
+        for name in ("rome_steps", "memit_steps", "alphaedit_steps"):
+            grid = getattr(self, name)
+            if not grid:
+                raise ValueError(f"{name} must not be empty")
+            for s in grid:
+                positive_int(name, s)
+        for name in ("rome_weight_decay", "memit_lam", "memit_clip_norm", "alphaedit_clip_norm",
+                     "alphaedit_rel_tol"):
+            grid = getattr(self, name)
+            if not grid:
+                raise ValueError(f"{name} must not be empty")
+            for v in grid:
+                as_real(v, name, minimum=0.0)
+        if self.dtype not in _DTYPES:
+            raise ValueError(f"dtype must be one of {sorted(_DTYPES)}; got {self.dtype!r}")
+        seed_int(self.seed)
+
+
+_CPU_NOTE = ("reduced from the source's setup to fit about half an hour of one CPU core: ")
+
+FACT_EDITING_PRESETS = {
+    "quick": FactEditingConfig(
+        num_facts=64, d=32, experts=(("gd_mse", 32), ("gd_ce", 32)), fractions=(0.05, 0.10),
+        lm_steps=400, batch_size=32, lr=3e-3, expert_epochs=1000, expert_lr=1e-2,
+        rome_steps=(10,), memit_steps=(25,), memit_lam=(150.0,), alphaedit_steps=(25,), alphaedit_rel_tol=(1e-2,),
+        dtype="float64", notes=("toy scale for CI and the chapter's live run; the GD experts only (the "
+                                 "data-dependent construction's iterative solves stop at a loose tolerance "
+                                 "and are not reproducible to rounding across floating-point setups)",)),
+    "cpu": FactEditingConfig(
+        num_facts=1024, d=64, experts=(("gd_mse", 128), ("data_dependent", 256), ("gd_ce", 128)),
+        lm_steps=4000, batch_size=32, lr=2e-3, expert_epochs=3000, expert_lr=1e-2,
+        memit_lam=(0.05, 0.15, 0.5, 1.5, 5.0, 15.0, 50.0, 150.0),
+        alphaedit_rel_tol=(1e-2, 1e-1, 3e-1, 0.5, 0.7, 0.9, 0.97),
+        notes=(_CPU_NOTE + "F = 1024 facts (source: 16,384), d = 64 (256), the GD expert at h = 128 (512) "
+               "and the data-dependent one at h = 256 (1024), the source's ratios of expert parameters "
+               "(3 h d) to facts, 24 and 48; the language model trained 4000 steps of batch "
+               "32 at lr 2e-3 (18 x 8192 steps at 2e-4), the GD experts 3000 epochs at lr 1e-2 "
+               "(10,000 at 1e-3); editor grids of 2-16 settings around the source's winning ones, MEMIT's "
+               "lambda reaching down to 0.05 and AlphaEdit's relative tolerance up to 0.97 so that no "
+               "score-best setting sits at a grid edge it could move past; lambda goes low because "
+               "the preserved-key moment it weights is an average whose per-direction size is about "
+               "1/h of a key's, so the source's 150 at h = 512 weighs as about 40 does at h = 128",)),
+    "paper": FactEditingConfig(
+        num_facts=16384, d=256, experts=(("gd_mse", 512), ("data_dependent", 1024), ("gd_ce", 512)),
+        memit_steps=(25, 100), rome_steps=(10, 100)),
+}
+
+
+#: Seed 001's Table 1 (the GD MLP base, 16,384 facts): ``(fraction, editor) -> (efficacy,
+#: paraphrase, specificity, score, r_NF)``.
+PAPER_TABLE1 = {
+    (0.02, "swap"): (1.000, 1.000, 0.999, 1.000, 1.016),
+    (0.02, "alphaedit"): (0.896, 0.899, 0.981, 0.924, 1.000),
+    (0.02, "memit"): (0.643, 0.645, 0.990, 0.729, 1.000),
+    (0.02, "rome"): (1.000, 1.000, 0.009, 0.026, 1.238),
+    (0.05, "swap"): (0.998, 0.998, 0.998, 0.998, 1.057),
+    (0.05, "alphaedit"): (0.747, 0.745, 0.909, 0.794, 1.001),
+    (0.05, "memit"): (0.128, 0.126, 0.986, 0.179, 1.001),
+    (0.05, "rome"): (0.991, 0.991, 0.002, 0.006, 1.642),
+    (0.10, "swap"): (0.998, 0.999, 0.999, 0.999, 1.021),
+    (0.10, "alphaedit"): (0.482, 0.482, 0.766, 0.550, 1.010),
+    (0.10, "memit"): (0.004, 0.003, 0.995, 0.005, 1.002),
+    (0.10, "rome"): (0.834, 0.832, 0.001, 0.003, 2.405),
+}
+#: The columns of :data:`PAPER_TABLE1`.
+TABLE1_COLUMNS = ("efficacy", "paraphrase", "specificity", "score", "r_nf")
+
+
+def editor_settings(config: FactEditingConfig) -> list[dict]:
+    """The grid of every weight editor: dicts with ``editor`` and its setting's fields.
+
+    Fields: ``steps``, ``lr`` (residual learning), ``clip_norm`` (``0``: none), ``rwd`` (the
+    residual weight decay), ``early_stop`` (``0``: none), ``lam`` (MEMIT), ``rel_tol``
+    (AlphaEdit); fields an editor does not use are NaN.
+    """
+    nan = float("nan")
+    out = []
+    for steps, wd in itertools.product(config.rome_steps, config.rome_weight_decay):
+        out.append({"editor": "rome", "steps": steps, "clip_norm": 0.0, "rwd": wd,
+                    "early_stop": config.rome_early_stopping_loss, "lam": nan, "rel_tol": nan})
+    for steps, lam, clip in itertools.product(config.memit_steps, config.memit_lam, config.memit_clip_norm):
+        out.append({"editor": "memit", "steps": steps, "clip_norm": clip, "rwd": 0.0, "early_stop": 0.0,
+                    "lam": lam, "rel_tol": nan})
+    for steps, tol, clip in itertools.product(config.alphaedit_steps, config.alphaedit_rel_tol,
+                                              config.alphaedit_clip_norm):
+        out.append({"editor": "alphaedit", "steps": steps, "clip_norm": clip, "rwd": 0.0, "early_stop": 0.0,
+                    "lam": nan, "rel_tol": tol})
+    for s in out:
+        s["lr"] = config.residual_lr
+    return out
+
+
+def fact_editing_points(config: FactEditingConfig) -> list[dict]:
+    """One point per ``(expert, m)`` of the config."""
+    return [{"expert": e, "m": int(m)} for e, m in config.experts]
+
+
+def _streams(seed: int, n: int) -> list[int]:
+    state = np.random.SeedSequence(int(seed)).generate_state(n)
+    return [int(s) % 2**31 for s in state]
+
+
+def _row(kind: str, fraction: float, setting: dict | None, metrics=None, unseen=float("nan"), **extra) -> dict:
+    nan = float("nan")
+    s = setting or {}
+    row = {"editor": kind, "fraction": float(fraction), "n_edits": 0,
+           "steps": int(s.get("steps", 0)), "lr": float(s.get("lr", nan)), "clip_norm": float(s.get("clip_norm", nan)),
+           "rwd": float(s.get("rwd", nan)), "early_stop": float(s.get("early_stop", nan)),
+           "lam": float(s.get("lam", nan)), "rel_tol": float(s.get("rel_tol", nan)), "failed": False,
+           "efficacy": nan, "paraphrase": nan, "specificity": nan, "score": nan, "r_nf": nan, "unseen": nan,
+           "residual_loss_max": nan, "mlp_accuracy": nan, "lm_accuracy": nan, "lm_accuracy_all": nan,
+           "lm_accuracy_unseen": nan, "train_loss": nan, "best": False}
+    if metrics is not None:
+        row.update(metrics.as_dict())
+        row["unseen"] = float(unseen)
+    row.update(extra)
+    return row
+
+
+def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[dict]:
+    """Train one base model and score every editor at every fraction (see the module docstring).
+
+    Returns
+    -------
+    list of dict
+        The ``base`` row, then per fraction the ``swap`` row and one row per editor setting
+        (``best`` marks the score-best setting of each editor and fraction; ties go to the
+        first in grid order).
+    """
+    from assocmem.mlps import editing as E
+
+    s_facts, s_model, s_train, s_edit = _streams(point_seed(config, point), 4)
+    expert, m = point["expert"], int(point["m"])
+    corpus = E.build_corpus(E.generate_book_facts(config.num_facts, seed=s_facts))
+    train = E.LMTrainConfig(steps=config.lm_steps, batch_size=config.batch_size, lr=config.lr,
+                            weight_decay=config.weight_decay, seed=s_train)
+    model, result = E.base_model(corpus, d=config.d, expert=expert, m=m, train=train, seed=s_model,
+                                 expert_epochs=config.expert_epochs, expert_lr=config.expert_lr,
+                                 dtype=_DTYPES[config.dtype], device=device)
+    n_train = len(corpus.train_templates)
+    base = {"mlp_accuracy": E.expert_accuracy(model.fact_expert, model.embedding, corpus),
+            "lm_accuracy": E.lm_accuracy(model, corpus, 0),
+            "lm_accuracy_all": float(np.mean([E.lm_accuracy(model, corpus, t) for t in range(n_train)])),
+            "lm_accuracy_unseen": float(np.mean([E.lm_accuracy(model, corpus, t)
+                                                 for t in range(n_train, corpus.num_templates)])),
+            "train_loss": float(np.mean(result.losses[-min(100, result.steps):]))}
+    rows = [_row("base", 0.0, None, **base)]
+    if expert not in EDIT_EXPERTS:
+        return rows
+    settings = editor_settings(config)
+    for j, fraction in enumerate(config.fractions):
+        assignment = E.edit_assignment(config.num_facts, fraction, seed=s_edit + j)
+        n = int(assignment.altered.numel())
+        ev = E.EditEvaluation(model, corpus, assignment)
+        # the replacement: the base expert's recipe and seed, only the facts differ
+        swapped = E.mlp_swap(model, corpus, assignment.authors, expert, m, seed=E.expert_seed(s_model),
+                             epochs=config.expert_epochs, lr=config.expert_lr, device=device)
+        metrics, unseen = ev.metrics(swapped)
+        rows.append(_row("swap", fraction, None, metrics, unseen, n_edits=n, **base))
+        preserved = E.prompt_keys(model, corpus, assignment.preserved)
+        cache: dict = {}
+        group, models = [], []
+        for s in settings:
+            rc = E.ResidualConfig(steps=s["steps"], lr=s["lr"], clip_norm=s["clip_norm"] or None,
+                                  weight_decay=s["rwd"], early_stopping_loss=s["early_stop"] or None)
+            if rc not in cache:
+                cache[rc] = E.learn_residuals(model, corpus, assignment.altered, assignment.new_authors, rc)
+            targets = cache[rc]
+            kw = {"lam": s["lam"]} if s["editor"] == "memit" else (
+                {"rel_tol": s["rel_tol"]} if s["editor"] == "alphaedit" else {})
+            try:
+                edited = E.weight_edit(model, s["editor"], targets, preserved, **kw)
+            except ValueError:
+                group.append(_row(s["editor"], fraction, s, n_edits=n, failed=True, **base))
+                models.append(None)
+                continue
+            metrics, unseen = ev.metrics(edited, r_nf=False)
+            group.append(_row(s["editor"], fraction, s, metrics, unseen, n_edits=n,
+                              residual_loss_max=float(targets.final_loss.max()), **base))
+            models.append(edited)
+        for editor in ("rome", "memit", "alphaedit"):
+            ok = [i for i, r in enumerate(group) if r["editor"] == editor and not r["failed"]]
+            if ok:
+                best = max(ok, key=lambda i: group[i]["score"])  # the first of equal scores
+                group[best]["best"] = True
+                group[best]["r_nf"] = ev.metrics(models[best])[0].r_nf
+        rows.extend(group)
+    for r in rows:
+        if r["editor"] == "swap":
+            r["best"] = True
+    return rows
+
+
+def best_rows(frame):
+    """The rows seed 001's Table 1 reports: swapping and each editor's score-best setting per fraction.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        ``fact_editing`` results.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows with ``best`` true, sorted by expert, fraction and editor (swap, AlphaEdit,
+        MEMIT, ROME: Table 1's order).
+    """
+    order = {"swap": 0, "alphaedit": 1, "memit": 2, "rome": 3}
+    out = frame[frame["best"].astype(bool)].copy()
+    out["_o"] = out["editor"].map(order)
+    return out.sort_values(["expert", "fraction", "_o"]).drop(columns="_o").reset_index(drop=True)
+
+
+def table1(frame, expert: str = "gd_mse"):
+    """Our Table 1 beside seed 001's: the best rows of one expert with the source's values.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        ``fact_editing`` results.
+    expert : str, default "gd_mse"
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fraction and editor (Table 1's order): ``fraction``, ``editor``, ``n_edits``,
+        our five metrics and the source's as ``<metric>_paper`` (NaN where the source has none,
+        i.e. for fractions it did not run).
+
+    Raises
+    ------
+    ValueError
+        No rows for ``expert``.
+    """
+    best = best_rows(frame)
+    best = best[best["expert"] == expert]
+    if best.empty:
+        raise ValueError(f"no best rows for expert {expert!r}")
+    out = best[["fraction", "editor", "n_edits", *TABLE1_COLUMNS]].reset_index(drop=True)
+    for i, col in enumerate(TABLE1_COLUMNS):
+        out[f"{col}_paper"] = [PAPER_TABLE1.get((round(float(f), 4), e), (float("nan"),) * 5)[i]
+                               for f, e in zip(out["fraction"], out["editor"])]
+    return out
+
+
+register_sweep(
+    "fact_editing",
+    config_type=FactEditingConfig,
+    presets=FACT_EDITING_PRESETS,
+    points=fact_editing_points,
+    run_point=fact_editing_point,
+    description="fact editing in the one-layer book-author LM: MLP swapping against ROME, MEMIT and AlphaEdit "
+                "at 2, 5 and 10 % edited facts (seed 001, Table 1, Figs. 8 and 9)",
+)
