@@ -76,6 +76,14 @@ def figure_problems(ipynb) -> list[str]:
         alt = str(image.get("alt", "")).strip()
         if len(alt.split()) < 4:
             out.append(f"code cell {i} ({first}): mystnb.image.alt {alt!r} does not describe the figure")
+        # MyST-NB gives the figure's name to every output it shows, so a second visible output
+        # (a table after the plot) repeats the name: a duplicate target in the Sphinx build.
+        # Glue records are not shown and do not count.
+        shown = [o for o in cell.outputs if o.output_type in ("display_data", "execute_result")
+                 and not any(k.startswith("application/papermill") for k in o.get("data", {}))]
+        if len(shown) > 1:
+            out.append(f"code cell {i} ({first}): {len(shown)} visible outputs under one figure name; "
+                       "put the figure alone in its cell")
     return out
 
 
