@@ -90,12 +90,19 @@ def test_one_quick_point_recomputes_the_stored_quick_rows():
     check_rows(live[~is_base], stored[~stored_base], keys, tolerances={c: 1e-2 for c in CONTINUOUS},
                max_changed={c: 1 for c in EDIT_OUT}, exact=settings, ignore=["wall_time_s", *BASE_OUT],
                what="live quick edit rows")
+    _check_base_rows(cfg, live[is_base], stored[stored_base], keys, "live quick base rows")
+
+
+def _check_base_rows(cfg, live, stored, keys, what):
+    """The base model's rows, live against stored: the training loss within 1e-2 and each
+    accuracy within two prompts (tolerances argued in the quick test's docstring)."""
     F, n_train = cfg.num_facts, len(TRAIN_TEMPLATES)
     prompts = {"mlp_accuracy": F, "lm_accuracy": F, "lm_accuracy_all": F * n_train,
-               "lm_accuracy_unseen": F * len(HELDOUT_TEMPLATES)}  # within two prompts each
-    check_rows(live[is_base], stored[stored_base], keys,
-               tolerances={"train_loss": 1e-2, **{c: 2.5 / n for c, n in prompts.items()}}, exact=settings,
-               ignore=["wall_time_s", *EDIT_OUT, "r_nf", "residual_loss_max"], what="live quick base rows")
+               "lm_accuracy_unseen": F * len(HELDOUT_TEMPLATES)}
+    check_rows(live, stored, keys,
+               tolerances={"train_loss": 1e-2, **{c: 2.5 / n for c, n in prompts.items()}},
+               exact=[c for c in SETTINGS if c not in keys],
+               ignore=["wall_time_s", *EDIT_OUT, "r_nf", "residual_loss_max"], what=what)
 
 
 def test_committed_cpu_results_match_the_preset():
@@ -131,11 +138,4 @@ def test_one_committed_cpu_point_reproduces():
     stored = stored[stored.expert == "gd_ce"]
     assert len(stored) == len(live) == 1
     keys = ["expert", "m", "editor", "fraction", "steps", "lam", "rel_tol"]
-    F, n_train = cfg.num_facts, len(TRAIN_TEMPLATES)
-    prompts = {"mlp_accuracy": F, "lm_accuracy": F, "lm_accuracy_all": F * n_train,
-               "lm_accuracy_unseen": F * len(HELDOUT_TEMPLATES)}
-    check_rows(live, stored, keys,
-               tolerances={"train_loss": 1e-2, **{c: 2.5 / n for c, n in prompts.items()}},
-               exact=[c for c in SETTINGS if c not in keys],
-               ignore=["wall_time_s", *EDIT_OUT, "r_nf", "residual_loss_max"],
-               what="live cpu gd_ce base row")
+    _check_base_rows(cfg, live, stored, keys, "live cpu gd_ce base row")
