@@ -33,6 +33,7 @@ from assocmem.mlps import margins as M
 from assocmem.mlps import transformer as TR
 from assocmem.mlps import transformer_sweeps as TSW
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, spike, with_spike
+from assocmem.mlps.lm_embeddings import hf as HF
 from assocmem.mlps.mlp import (
     BilinearMLP,
     ExactK2Memory,
@@ -387,6 +388,17 @@ BAD = [
     pytest.param(ESW.FactEditingConfig, (), {"num_facts": 64, "d": 8, "experts": (("gd_mse", 4),),
                                              "alphaedit_rel_tol": (-0.1,)}, "alphaedit_rel_tol",
                  id="fact-editing-negative-tolerance"),
+    # --- the Hugging Face capture (assocmem.mlps.lm_embeddings.hf; the Qwen3 cases: its own tests) --
+    pytest.param(HF.token_blocks, ([[0, 1]], 0, 2), {}, "seq_len", id="hf-token-blocks-zero-seq-len"),
+    pytest.param(HF.token_blocks, ([[0, 1]], 2, 1.5), {}, "batch_size", id="hf-token-blocks-fractional-batch"),
+    pytest.param(HF.token_blocks, ([[0, 1]], 2, 2), {"separator": -1}, "separator",
+                 id="hf-token-blocks-negative-separator"),
+    pytest.param(HF.token_blocks, ("raw text", 2, 2), {}, "token-id lists", id="hf-token-blocks-raw-string"),
+    pytest.param(HF.capture_mlp_pairs, (torch.nn.Linear(2, 2), []), {}, "no decoder blocks",
+                 id="hf-capture-not-a-decoder"),
+    pytest.param(HF.mid_layer, (torch.nn.Linear(2, 2),), {}, "no decoder blocks", id="hf-mid-layer-not-a-decoder"),
+    pytest.param(HF.load_causal_lm, (".",), {"dtype": torch.int64}, "dtype", id="hf-load-integer-dtype"),
+    pytest.param(HF.load_causal_lm, (None,), {}, "path", id="hf-load-no-path"),
 ]
 
 

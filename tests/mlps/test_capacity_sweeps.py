@@ -190,6 +190,16 @@ def test_whitened_search_stores_from_m_equal_f_at_the_latest():
     assert res.found and res.m <= 40
 
 
+def test_search_target_below_one_needs_no_more_width():
+    # App. A.5.3's 98 % recall threshold: the width found reaches it, its predecessor misses it,
+    # and it is at most the width that stores every fact
+    facts = make_fact_set(40, 12, seed=7)
+    full = capacity_search(facts, "whitened", seed=2)
+    part = capacity_search(facts, "whitened", seed=2, target=0.9)
+    assert part.target == 0.9 and part.accuracy >= 0.9 and part.m <= full.m
+    assert dict(part.evaluations).get(part.m - 1, 0.0) < 0.9
+
+
 def test_gd_search_runs_and_reports_its_epochs():
     # a toy run (a large learning rate so that 200 epochs suffice); the protocol is tested elsewhere
     cfg = CapacityConfig(dims=(8,), alphas=(1 / 8,), methods=("gd",), geometries=("isotropic",), gd_epochs=200,

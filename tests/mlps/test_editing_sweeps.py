@@ -64,6 +64,14 @@ def test_config_refuses_bad_fields(kwargs, match):
         dataclasses.replace(S.FACT_EDITING_PRESETS["quick"], **kwargs)
 
 
+def test_point_base_model_refuses_points_outside_the_config():
+    cfg = S.FACT_EDITING_PRESETS["quick"]
+    with pytest.raises(ValueError, match="point must be one of"):
+        S.point_base_model(cfg, {"expert": "gd_mse", "m": 999})
+    with pytest.raises(ValueError, match="FactEditingConfig"):
+        S.point_base_model({"num_facts": 64}, {"expert": "gd_mse", "m": 32})
+
+
 def test_one_quick_point_recomputes_the_stored_quick_rows():
     """The GD (squared-error) point of the quick preset (a tiny base model and every editor)
     against results/fact_editing/quick.csv. The chapter reruns the whole preset.

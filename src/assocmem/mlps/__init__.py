@@ -4,7 +4,8 @@ A fact is a key mapped to a value; an MLP stores a set of facts when every key d
 value by an argmax over the value table. This package holds the fact sets, the MLP
 constructions and their baselines, the decoding margins and the bounds on them, the counting
 bound, the checks of the paper's theorems, the sweeps behind chapters 12 and 13, and the MLPs
-inside the SSFR Transformer (chapters 14-15) and fact editing (chapter 16).
+inside the SSFR Transformer (chapters 14-15), fact editing (chapter 16) and the margin and
+capacity laws on a language model's own activations (chapter 17).
 
 Modules
 -------
@@ -33,6 +34,11 @@ editing           fact editing: the book-author language model and its training,
                   ROME, MEMIT and AlphaEdit with learned residuals, the editing metrics
                   (seed 001, Sec. 5.2, App. A.4.5) (chapter 16)
 editing_sweeps    the ``fact_editing`` sweep: Table 1, Figs. 8 and 9 at our scale (chapter 16)
+lm_embeddings     a language model's MLP inputs and outputs as fact sets: capture from the book's
+                  own language model and from Hugging Face models (Qwen3), sampling (seed 001,
+                  App. A.5.3) (chapter 17)
+lm_embedding_sweeps  the ``lm_margin`` and ``lm_capacity`` sweeps: Figs. 12-13 on captured
+                  activations (chapter 17)
 transformer_sweeps  the ``transformer_usability``, ``attention_noise`` and ``transformer_capacity``
                   sweeps: margins, noise ceiling and capacity inside the SSFR Transformer
                   (chapters 14-15)

@@ -43,7 +43,7 @@ from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 
 __all__ = ["FactEditingConfig", "FACT_EDITING_PRESETS", "EDIT_EXPERTS", "PAPER_TABLE1", "TABLE1_COLUMNS",
-           "fact_editing_points", "fact_editing_point", "editor_settings", "best_rows", "table1"]
+           "fact_editing_points", "fact_editing_point", "point_base_model", "editor_settings", "best_rows", "table1"]
 
 #: Experts that are edited (the others get a base row only).
 EDIT_EXPERTS = ("gd_mse", "data_dependent")
@@ -230,6 +230,45 @@ def _row(kind: str, fraction: float, setting: dict | None, metrics=None, unseen=
     return row
 
 
+def point_base_model(config: FactEditingConfig, point: dict, device="cpu"):
+    """The corpus and the trained base model of one ``fact_editing`` point, from the point's seeds.
+
+    The same seeds as :func:`fact_editing_point`, so the model is the one that point edits (up to
+    the rounding of the machine that trains it). Chapter 17 captures its activations
+    (:mod:`assocmem.mlps.lm_embeddings`).
+
+    Parameters
+    ----------
+    config : FactEditingConfig
+    point : dict
+        ``{"expert": name, "m": width}``, one of :func:`fact_editing_points`.
+    device : str or torch.device, default "cpu"
+
+    Returns
+    -------
+    (BookCorpus, EditingLM, LMTrainResult)
+
+    Raises
+    ------
+    ValueError
+        A point whose expert or width is not in ``config.experts``.
+    """
+    from assocmem.mlps import editing as E
+
+    if not isinstance(config, FactEditingConfig):
+        raise ValueError(f"config must be a FactEditingConfig; got {type(config).__name__}")
+    if not isinstance(point, dict) or (point.get("expert"), point.get("m")) not in set(config.experts):
+        raise ValueError(f"point must be one of {fact_editing_points(config)}; got {point!r}")
+    s_facts, s_model, s_train, _ = _streams(point_seed(config, point), 4)
+    corpus = E.build_corpus(E.generate_book_facts(config.num_facts, seed=s_facts))
+    train = E.LMTrainConfig(steps=config.lm_steps, batch_size=config.batch_size, lr=config.lr,
+                            weight_decay=config.weight_decay, seed=s_train)
+    model, result = E.base_model(corpus, d=config.d, expert=point["expert"], m=int(point["m"]), train=train,
+                                 seed=s_model, expert_epochs=config.expert_epochs, expert_lr=config.expert_lr,
+                                 dtype=_DTYPES[config.dtype], device=device)
+    return corpus, model, result
+
+
 def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[dict]:
     """Train one base model and score every editor at every fraction (see the module docstring).
 
@@ -242,14 +281,9 @@ def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[d
     """
     from assocmem.mlps import editing as E
 
-    s_facts, s_model, s_train, s_edit = _streams(point_seed(config, point), 4)
+    _, s_model, _, s_edit = _streams(point_seed(config, point), 4)
     expert, m = point["expert"], int(point["m"])
-    corpus = E.build_corpus(E.generate_book_facts(config.num_facts, seed=s_facts))
-    train = E.LMTrainConfig(steps=config.lm_steps, batch_size=config.batch_size, lr=config.lr,
-                            weight_decay=config.weight_decay, seed=s_train)
-    model, result = E.base_model(corpus, d=config.d, expert=expert, m=m, train=train, seed=s_model,
-                                 expert_epochs=config.expert_epochs, expert_lr=config.expert_lr,
-                                 dtype=_DTYPES[config.dtype], device=device)
+    corpus, model, result = point_base_model(config, point, device)
     n_train = len(corpus.train_templates)
     base = {"mlp_accuracy": E.expert_accuracy(model.fact_expert, model.embedding, corpus),
             "lm_accuracy": E.lm_accuracy(model, corpus, 0),

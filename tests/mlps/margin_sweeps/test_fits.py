@@ -116,6 +116,22 @@ def test_fit_spike_errors():
     assert MS.fit_spike_sweep(fr, "keys").fit.free == ("C_s", "C_x", "C_v")
 
 
+def test_fit_statistics_sweep_along_F_recovers_eq44():
+    """The general fit behind fit_spike_sweep, along F (the sweeps on captured LM activations)."""
+    fr = _spike_frame("both").rename(columns={"beta": "x"})
+    fr["F"] = (4 * 2 ** (fr["x"] * 2)).round().astype(int)
+    truth = {**M.THEORY_FORMS["both"].constants, "C_s": 1.1, "C_x": 0.2}
+    cov = {k: fr[k].to_numpy(dtype=float) for k in M.THEORY_FORMS["both"].covariates}
+    fr["gamma_min"] = M.THEORY_FORMS["both"].func(**cov, **truth)
+    fit = MS.fit_statistics_sweep(fr, "both", ("C_s", "C_x"), by="F")
+    assert fit.r2_means == pytest.approx(1.0, abs=1e-8) and fit.vary == "F"
+    assert fit.constants["C_s"] == pytest.approx(1.1, rel=1e-4)
+    with pytest.raises(ValueError, match="theory must be"):
+        MS.fit_statistics_sweep(fr, "spike", ("C_s",), by="F")
+    with pytest.raises(ValueError, match="lacks the columns"):
+        MS.fit_statistics_sweep(fr.drop(columns="kappa"), "both", ("C_s",), by="F")
+
+
 def _noisy_frame(a, b, C=None):
     rows = []
     for rep, clean in enumerate((0.2, 0.25, 0.3)):

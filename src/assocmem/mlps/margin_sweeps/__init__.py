@@ -14,7 +14,8 @@ Map
 :mod:`~assocmem.mlps.margin_sweeps.points`
     The grids and points of the isotropic, spike and noisy sweeps: :class:`IsotropicConfig`,
     :class:`SpikeConfig`, :class:`NoisyConfig`, their ``*_points`` and ``*_point``,
-    :func:`sub_seeds`, :data:`SPIKE_FORMS`.
+    :func:`sub_seeds`, :func:`statistics_row` (margins and App. B.5 statistics of one fact set),
+    :data:`SPIKE_FORMS`.
 :mod:`~assocmem.mlps.margin_sweeps.bit_complexity`
     The bit sweep and Theorem B.6's sufficient bit count: :class:`BitsConfig`,
     :func:`bits_points`, :func:`bits_point`, :func:`theorem_b6_bits` (a :class:`B6Bits`).
@@ -22,7 +23,8 @@ Map
     The registered sweeps and their presets: :data:`MARGIN_SWEEPS`, :data:`STORED_PRESET`.
 :mod:`~assocmem.mlps.margin_sweeps.fits`
     The analysis of the stored rows: :func:`seed_means`, the theory-curve fits
-    :func:`fit_isotropic_sweep`, :func:`fit_spike_sweep`, :func:`fit_noisy_sweep` (a
+    :func:`fit_isotropic_sweep`, :func:`fit_spike_sweep`, :func:`fit_statistics_sweep`,
+    :func:`fit_noisy_sweep` (a
     :class:`SweepFit`; :data:`EQ9_SPECS`, :data:`EQ56_SPECS`, :data:`SPIKE_FREE`,
     :func:`statistics_from_frame`), the noisy-query diagnostics :func:`noisy_curvature` (a
     :class:`Curvature`) and :func:`smallest_noisy_constant`, and :func:`log2_slope`.
@@ -85,6 +87,7 @@ from assocmem.mlps.margin_sweeps.fits import (
     fit_isotropic_sweep,
     fit_noisy_sweep,
     fit_spike_sweep,
+    fit_statistics_sweep,
     log2_slope,
     noisy_curvature,
     seed_means,
@@ -102,6 +105,7 @@ from assocmem.mlps.margin_sweeps.points import (
     noisy_points,
     spike_point,
     spike_points,
+    statistics_row,
     sub_seeds,
 )
 from assocmem.mlps.margin_sweeps.registration import MARGIN_SWEEPS, STORED_PRESET

@@ -29,6 +29,7 @@ __all__ = [
     "SweepFit",
     "fit_isotropic_sweep",
     "fit_spike_sweep",
+    "fit_statistics_sweep",
     "fit_noisy_sweep",
     "seed_means",
     "statistics_from_frame",
@@ -250,14 +251,55 @@ def fit_spike_sweep(frame: pd.DataFrame, on: str, form: str = "table2", *,
         raise ValueError(f"form must be 'table2' or 'penalty'; got {form!r}")
     if form == "penalty":
         theory, default = "penalty", SPIKE_FREE["penalty"]
-        cov = M.covariates_from_statistics(statistics_from_frame(frame), width=frame["m"].to_numpy())
     else:
         theory, default = SPIKE_FORMS[on], SPIKE_FREE[on]
+    return fit_statistics_sweep(frame, theory, default if free is None else free, by="beta")
+
+
+def fit_statistics_sweep(frame: pd.DataFrame, theory: str, free: Sequence[str], by: str) -> SweepFit:
+    """Fit a margin bound whose covariates are each run's own geometric statistics.
+
+    The general step behind :func:`fit_spike_sweep`, for any sweep whose rows carry the columns
+    of :func:`~assocmem.mlps.margin_sweeps.points.statistics_row` (the spike sweeps, varying
+    ``beta``; the sweeps on captured language-model activations, varying ``F``).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows with ``gamma_min``, ``F``, ``m``, ``d`` and the statistics columns.
+    theory : str
+        A key of :data:`assocmem.mlps.margins.THEORY_FORMS`: ``"keys"`` (eq. 46), ``"values"``
+        (eq. 51), ``"both"`` (eq. 44, arbitrary keys and values) or ``"penalty"`` (eq. 10).
+    free : sequence of str
+        The constants to fit (non-negative); the others keep their theorem values.
+    by : str
+        The column that varies along the sweep (the seed means are taken over it).
+
+    Returns
+    -------
+    SweepFit
+
+    Raises
+    ------
+    ValueError
+        An unknown theory form, missing columns, or constants the form does not have.
+
+    References
+    ----------
+    Seed 001, Table 2, eqs. 10, 44, 46, 51; App. A.3.2 and A.5.3 (Figure 12, ``R^2 >= 0.95``).
+    """
+    if theory not in M.THEORY_FORMS:
+        raise ValueError(f"theory must be one of {sorted(M.THEORY_FORMS)}; got {theory!r}")
+    missing = {"gamma_min", by, *_STAT_COLUMNS, "F", "m", "d"} - set(frame.columns)
+    if missing:
+        raise ValueError(f"the frame lacks the columns {sorted(missing)}")
+    if theory == "penalty":
+        cov = M.covariates_from_statistics(statistics_from_frame(frame), width=frame["m"].to_numpy())
+    else:
         cov = {c: frame[c].to_numpy(dtype=float) for c in (*_STAT_COLUMNS, "F", "m", "d")}
     cov = {k: np.asarray(cov[k], dtype=float) for k in M.THEORY_FORMS[theory].covariates}
-    free = tuple(default if free is None else free)
-    fit = M.fit_theory_curve(theory, frame["gamma_min"].to_numpy(), cov, free=free)
-    return _sweep_fit(fit, frame, "beta", "gamma_min", fit(**cov))
+    fit = M.fit_theory_curve(theory, frame["gamma_min"].to_numpy(), cov, free=tuple(free))
+    return _sweep_fit(fit, frame, by, "gamma_min", fit(**cov))
 
 
 def fit_noisy_sweep(frame: pd.DataFrame) -> SweepFit:

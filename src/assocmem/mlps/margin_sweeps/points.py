@@ -38,6 +38,7 @@ __all__ = [
     "noisy_points",
     "noisy_point",
     "sub_seeds",
+    "statistics_row",
     "SPIKE_FORMS",
 ]
 
@@ -254,9 +255,43 @@ def spike_point(config: SpikeConfig, point: dict, device) -> dict:
     u = random_direction(config.d, seed=sub_seeds(config.seed, 1)[0])
     base = make_fact_set(config.F, config.d, tied=False, seed=facts_seed, device=device)
     facts = with_spike(base, point["beta"], on=config.on, direction=u.to(device))
-    mlp = hebbian_mlp(facts, config.m, whitening="none", seed=feature_seed)
+    return statistics_row(facts, config.m, feature_seed)
+
+
+def statistics_row(facts, m: int, feature_seed: int) -> dict:
+    """``gamma_min`` and the geometric statistics of App. B.5 of one sketched-``K_2`` Hebbian MLP.
+
+    Builds the unwhitened bilinear random-feature Hebbian MLP of width ``m`` on ``facts``
+    (Algorithm 1, :func:`assocmem.mlps.mlp.hebbian_mlp` with ``whitening="none"``) and measures,
+    on its own (sketched) Gram matrix, the margins and the statistics of
+    :class:`assocmem.mlps.margins.GeometryStatistics` (codes equal to the values). Used by the
+    spike sweeps and by the sweeps on captured language-model activations
+    (:mod:`assocmem.mlps.lm_embedding_sweeps`).
+
+    Parameters
+    ----------
+    facts : FactSet
+        Unit keys and values, ``F >= 2`` facts in ``R^d``.
+    m : int
+        Hidden width.
+    feature_seed : int
+        Seeds the random features.
+
+    Returns
+    -------
+    dict
+        ``d, F, m``, ``gamma_min``, ``gamma_mean``, ``frac_positive`` and every field of
+        :class:`~assocmem.mlps.margins.GeometryStatistics` except the sizes.
+
+    Raises
+    ------
+    ValueError
+        As :func:`~assocmem.mlps.mlp.hebbian_mlp` and
+        :func:`~assocmem.mlps.margins.geometry_statistics` (e.g. fewer than two facts).
+    """
+    mlp = hebbian_mlp(facts, m, whitening="none", seed=feature_seed)
     gram = M.kernel_gram(mlp, facts.keys)  # (F, F)
-    row = {"d": config.d, "F": config.F, "m": config.m}
+    row = {"d": int(facts.keys.shape[1]), "F": int(facts.keys.shape[0]), "m": int(m)}
     row.update(_margin_summary(M.fact_margins(gram, facts)))
     stats = M.geometry_statistics(gram, facts).as_dict()
     row.update({k: v for k, v in stats.items() if k not in ("num_facts", "dim")})

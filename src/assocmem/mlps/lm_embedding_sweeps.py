@@ -1,0 +1,560 @@
+"""Sweeps on a language model's own MLP activations (seed 001, App. A.5.3, Figs. 12-13): chapter 17.
+
+Seed 001 replaces its random spherical keys and values by pairs ``(x_i, y_i)`` captured at one
+MLP block of a pretrained language model (Qwen3-0.6B-Base, layer 14 of 28, WikiText) and asks
+whether its margin bounds and its capacity law still hold on those real, anisotropic embeddings.
+The book cannot download Qwen3, so the committed presets capture the pairs from the language
+model it trains itself in chapter 16 (:func:`assocmem.mlps.lm_embeddings.capture_editing_lm`);
+a reader with real activations points the same code at them (``pairs`` = a ``.npz`` path written
+by :func:`assocmem.mlps.lm_embeddings.save_pairs`).
+
+Three registered sweeps:
+
+``lm_pairs``  what the captured pairs look like: how anisotropic (the spectrum of the second-moment
+    matrices of the unit-normalised inputs and outputs) and how many near-duplicates a drawn fact
+    set holds (nearest-neighbour cosines).
+
+``lm_margin``  Fig. 12: the unwhitened bilinear random-feature Hebbian MLP (Algorithm 1, sketched
+    ``K_2``) of width ``m`` on ``F`` captured pairs, ``F`` log-spaced from 4 to 128, five fact
+    sets per ``F``, at ``m = d`` (the source's ``d = M``) and at the source's width ``m = 1024``; per run the minimum margin ``gamma_min`` and the geometric statistics of
+    App. B.5 (:func:`assocmem.mlps.margin_sweeps.statistics_row`). Chapter 17 fits the
+    arbitrary-keys-and-values bound (eq. 44, through ``K_min^diag``, ``E_K``, ``E_v``, ``kappa``)
+    and the isotropic one (eq. 9, ``C_s - C_x sqrt(F L / (m d))``) and reports ``R^2``.
+``lm_capacity``  Fig. 13: the smallest width ``m`` at which the whitened construction recalls at
+    least 98 % of ``F`` captured facts (App. A.3.1's search with A.5.3's threshold), ``W = 3 m d``,
+    for ``F`` doubling; chapter 17 fits the growth exponent of ``W`` in ``F`` against that of
+    ``F log F``.
+
+Pairs. ``pairs`` names where the captured pairs come from: ``"editing_lm:<preset>:<expert>"``
+trains the base model of that ``fact_editing`` point (:func:`assocmem.mlps.editing_sweeps.point_base_model`,
+the same seeds as chapter 16) and captures its feed-forward block at every distinct token prefix
+of its training sentences; any other string is the path of a ``.npz`` of captured pairs. A process
+captures each source once (:func:`sweep_pairs` caches them).
+
+Fact sets. :func:`assocmem.mlps.lm_embeddings.sample_fact_set`: ``F`` pairs, keys ``x_i`` and
+values ``y_i`` projected on the unit sphere, identity map. Each sweep runs two draws (the grid
+column ``draw``): ``"uniform"``, the seed's protocol (``F`` pairs uniformly without replacement),
+and ``"separated"``, our diagnostic, which keeps no two keys and no two values with cosine above
+``max_cosine = 0.999``. The book's templated corpus gives many near-duplicate pairs (the same
+template position after different books; median nearest-neighbour cosine above 0.999 among
+1024 drawn keys), which a uniform draw keeps and the separated one removes, so the two draws
+separate what the anisotropy of the embeddings does from what near-duplicates do.
+
+Presets: ``quick`` (the toy language model of ``fact_editing``'s quick preset; seconds plus its
+training), ``cpu`` (committed: chapter 16's cpu base model, ``d = 64``), ``paper`` (the seed's
+sizes, ``d = m = 1024`` and ``F`` up to ``2^14``, on real Qwen3 pairs at the path
+``results/qwen3_layer14_pairs.npz``, which the book does not ship).
+
+References
+----------
+Seed 001 (Garcia et al. 2026, "MLPs are Hebbians"), App. A.5.3 (Figs. 12-14), App. A.3.1 (the
+capacity protocol), App. A.3.2 (the margin sweeps), Algorithm 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import torch
+
+from assocmem._checks import as_int, as_real, positive_int, seed_int
+from assocmem.mlps.capacity_sweeps import capacity_search, search_columns
+from assocmem.mlps.lm_embeddings import EmbeddingPairs, capture_editing_lm, load_pairs, sample_fact_set
+from assocmem.mlps.margin_sweeps.points import statistics_row, sub_seeds
+from assocmem.sweeps.config import point_seed
+from assocmem.sweeps.registry import register_sweep
+
+__all__ = [
+    "LMMarginConfig",
+    "LMCapacityConfig",
+    "LM_MARGIN_PRESETS",
+    "LM_CAPACITY_PRESETS",
+    "sweep_pairs",
+    "margin_points",
+    "margin_point",
+    "capacity_points",
+    "capacity_point",
+    "pairs_summary",
+    "LMPairsConfig",
+    "LM_PAIRS_PRESETS",
+    "pairs_points",
+    "pairs_point",
+    "agreement_rules",
+    "AGREEMENT_REL_TOL",
+    "DRAWS",
+]
+
+#: How a fact set is drawn from the captured pairs: ``"uniform"`` (the seed's protocol) or
+#: ``"separated"`` (no two keys, and no two values, closer than ``max_cosine``;
+#: :func:`assocmem.mlps.lm_embeddings.sample_fact_set`).
+DRAWS = ("uniform", "separated")
+_EDITING_PREFIX = "editing_lm:"
+_PAIRS_CACHE: dict[tuple[str, str], EmbeddingPairs] = {}
+
+
+def _check_pairs_spec(spec) -> str:
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"pairs must be 'editing_lm:<preset>:<expert>' or a .npz path; got {spec!r}")
+    if spec.startswith(_EDITING_PREFIX):
+        parts = spec.split(":")
+        if len(parts) != 3:
+            raise ValueError(f"pairs must be 'editing_lm:<preset>:<expert>'; got {spec!r}")
+    return spec
+
+
+def _check_draws(draws, max_cosine) -> None:
+    if not draws or any(d not in DRAWS for d in draws) or len(set(draws)) != len(draws):
+        raise ValueError(f"draws must be distinct names from {DRAWS}; got {draws!r}")
+    limit = as_real(max_cosine, "max_cosine", minimum=-1.0, maximum=1.0)
+    if not -1.0 < limit < 1.0:
+        raise ValueError(f"max_cosine must lie in (-1, 1); got {max_cosine}")
+
+
+def _check_grid(name: str, values) -> None:
+    if not values:
+        raise ValueError(f"{name} must not be empty")
+    for v in values:
+        as_int(v, name, minimum=2)
+    if list(values) != sorted(set(values)):
+        raise ValueError(f"{name} must be increasing without repeats; got {values}")
+
+
+@dataclass(frozen=True)
+class LMMarginConfig:
+    """Settings of ``lm_margin`` (Fig. 12).
+
+    Raises
+    ------
+    ValueError
+        On construction: a bad ``pairs`` spec, an empty or unsorted ``Fs`` or one below 2, a
+        non-positive ``m`` or ``reps``, or a bad seed.
+    """
+
+    pairs: str  # "editing_lm:<preset>:<expert>" or a .npz path
+    Fs: tuple[int, ...]  # numbers of facts
+    ms: tuple[int, ...]  # hidden widths (the seed: m = d = 1024)
+    reps: int = 5  # fact sets (and feature draws) per F
+    draws: tuple[str, ...] = DRAWS  # "uniform" (the seed's) and/or "separated"
+    max_cosine: float = 0.999  # the separated draw's largest cosine between two keys or two values
+    seed: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _check_pairs_spec(self.pairs)
+        _check_grid("Fs", self.Fs)
+        _check_draws(self.draws, self.max_cosine)
+        if not self.ms:
+            raise ValueError("ms must name at least one width")
+        for m in self.ms:
+            positive_int("m", m)
+        positive_int("reps", self.reps)
+        seed_int(self.seed)
+
+
+@dataclass(frozen=True)
+class LMCapacityConfig:
+    """Settings of ``lm_capacity`` (Fig. 13).
+
+    Raises
+    ------
+    ValueError
+        On construction: a bad ``pairs`` spec, a bad ``Fs`` grid, a ``target`` outside ``(0, 1]``,
+        a bad search range or ``reps``, or a bad seed.
+    """
+
+    pairs: str
+    Fs: tuple[int, ...]
+    target: float = 0.98  # per-fact recall to reach (App. A.5.3)
+    reps: int = 1  # fact sets per F
+    draws: tuple[str, ...] = DRAWS
+    max_cosine: float = 0.999
+    lo: int = 1
+    hi: int = 65536
+    verify: int = 2
+    seed: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _check_pairs_spec(self.pairs)
+        _check_grid("Fs", self.Fs)
+        _check_draws(self.draws, self.max_cosine)
+        as_real(self.target, "target", minimum=0.0, strict_min=True, maximum=1.0)
+        positive_int("reps", self.reps)
+        lo = as_int(self.lo, "lo", minimum=1)
+        if as_int(self.hi, "hi", minimum=1) < lo:
+            raise ValueError(f"hi must be >= lo; got lo={self.lo}, hi={self.hi}")
+        as_int(self.verify, "verify", minimum=0)
+        seed_int(self.seed)
+
+
+def sweep_pairs(spec: str, device="cpu") -> EmbeddingPairs:
+    """The captured pairs a sweep config names, computed once per process and source.
+
+    Parameters
+    ----------
+    spec : str
+        ``"editing_lm:<preset>:<expert>"`` (train the base model of that ``fact_editing`` point and
+        capture it; minutes for the ``cpu`` preset) or the path of a ``.npz`` of pairs.
+    device : str or torch.device, default "cpu"
+        Where the language model trains and the pairs live.
+
+    Returns
+    -------
+    EmbeddingPairs
+
+    Raises
+    ------
+    ValueError
+        A malformed spec, an unknown preset or an expert that preset does not train.
+    FileNotFoundError
+        A path with no file.
+    """
+    spec = _check_pairs_spec(spec)
+    key = (spec, str(device))
+    if key not in _PAIRS_CACHE:
+        if spec.startswith(_EDITING_PREFIX):
+            from assocmem._checks import lookup
+            from assocmem.mlps.editing_sweeps import FACT_EDITING_PRESETS, point_base_model
+
+            _, preset, expert = spec.split(":")
+            config = lookup(FACT_EDITING_PRESETS, preset)
+            widths = [m for e, m in config.experts if e == expert]
+            if not widths:
+                raise ValueError(f"the {preset!r} preset of fact_editing trains no {expert!r} expert; "
+                                 f"it has {[e for e, _ in config.experts]}")
+            corpus, model, _ = point_base_model(config, {"expert": expert, "m": widths[0]}, device)
+            pairs = capture_editing_lm(model, corpus)
+        else:
+            pairs = load_pairs(spec)
+        _PAIRS_CACHE[key] = pairs
+    return _PAIRS_CACHE[key]
+
+
+def pairs_summary(pairs: EmbeddingPairs, top: int = 5) -> dict:
+    """How anisotropic the captured directions are: the spectrum of their second-moment matrices.
+
+    For the unit-normalised inputs (and outputs) ``u_i``, ``S = (1/N) sum_i u_i u_i^T`` has trace 1;
+    on the isotropic sphere every eigenvalue is ``1/d``. Reported: ``N``, ``d``, the largest
+    eigenvalues times ``d`` (1 when isotropic), and the participation ratio
+    ``(sum lambda)^2 / sum lambda^2`` (``d`` when isotropic, 1 for a single direction), and the
+    mean absolute cosine between distinct rows of a sample of at most 2048 rows (about
+    ``sqrt(2 / (pi d))`` when isotropic).
+
+    Returns
+    -------
+    dict
+        ``N, d``, ``x_top`` / ``y_top`` (arrays of ``top`` values), ``x_participation``,
+        ``y_participation``, ``x_mean_abs_cos``, ``y_mean_abs_cos``.
+
+    Raises
+    ------
+    ValueError
+        ``pairs`` is not :class:`EmbeddingPairs`, or ``top`` is not a positive integer.
+    """
+    if not isinstance(pairs, EmbeddingPairs):
+        raise ValueError(f"pairs must be EmbeddingPairs; got {type(pairs).__name__}")
+    top = positive_int("top", top)
+    out: dict = {"N": len(pairs), "d": pairs.d_in}
+    for name, z in (("x", pairs.inputs), ("y", pairs.outputs)):
+        u = torch.nn.functional.normalize(z.to(torch.float64), dim=1)
+        lam = torch.linalg.eigvalsh(u.T @ u / len(u)).flip(0)
+        out[f"{name}_top"] = (lam[:top] * u.shape[1]).cpu().numpy()
+        out[f"{name}_participation"] = float(lam.sum() ** 2 / (lam ** 2).sum())
+        s = u[: min(len(u), 2048)]
+        c = (s @ s.T).abs()
+        n = s.shape[0]
+        out[f"{name}_mean_abs_cos"] = float((c.sum() - c.diagonal().sum()) / max(n * (n - 1), 1))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# lm_pairs: what the captured pairs look like
+
+
+@dataclass(frozen=True)
+class LMPairsConfig:
+    """Settings of ``lm_pairs``: one row describing a source of captured pairs.
+
+    Raises
+    ------
+    ValueError
+        On construction: a bad ``pairs`` spec, a ``sample`` below 2, a ``max_cosine`` outside
+        ``(-1, 1)``, or a bad seed.
+    """
+
+    pairs: str
+    sample: int = 1024  # fact-set size at which nearest-neighbour cosines are measured
+    max_cosine: float = 0.999  # the separated draw's limit (as in the other two sweeps)
+    seed: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        _check_pairs_spec(self.pairs)
+        as_int(self.sample, "sample", minimum=2)
+        _check_draws(DRAWS, self.max_cosine)
+        seed_int(self.seed)
+
+
+def pairs_points(config: LMPairsConfig) -> list[dict]:
+    """One point per draw, ``{"draw": draw}``."""
+    return [{"draw": d} for d in DRAWS]
+
+
+def pairs_point(config: LMPairsConfig, point: dict, device) -> dict:
+    """:func:`pairs_summary` of the source, and nearest-neighbour cosines in one drawn fact set.
+
+    Returns
+    -------
+    dict
+        ``N, d``, the participation ratios and mean absolute cosines of the inputs and outputs,
+        the three largest eigenvalues of each second-moment matrix (times ``d``: ``x_top1`` ..
+        ``y_top3``), and for one fact set of ``sample`` facts drawn as ``point["draw"]`` says:
+        the median and 90th percentile of each key's (value's) largest cosine with another key
+        (value), ``key_nn_median``, ``key_nn_p90``, ``value_nn_median``, ``value_nn_p90``, and the
+        fraction of keys (values) with a neighbour above cosine ``1 - 1e-4``,
+        ``key_near_duplicate``, ``value_near_duplicate``.
+    """
+    pairs = sweep_pairs(config.pairs)
+    summary = pairs_summary(pairs, top=3)
+    row = {"N": summary["N"], "d": summary["d"]}
+    for z in ("x", "y"):
+        row[f"{z}_participation"] = summary[f"{z}_participation"]
+        row[f"{z}_mean_abs_cos"] = summary[f"{z}_mean_abs_cos"]
+        for i, v in enumerate(summary[f"{z}_top"], start=1):
+            row[f"{z}_top{i}"] = float(v)
+    seed = sub_seeds(point_seed(config, point), 1)[0]
+    limit = config.max_cosine if point["draw"] == "separated" else None
+    facts = sample_fact_set(pairs, config.sample, seed=seed, max_cosine=limit)
+    for name, z in (("key", facts.keys), ("value", facts.values)):
+        c = z @ z.T
+        c.fill_diagonal_(-2.0)
+        nn = c.amax(dim=1).cpu().numpy()
+        row[f"{name}_nn_median"] = float(np.median(nn))
+        row[f"{name}_nn_p90"] = float(np.quantile(nn, 0.9))
+        row[f"{name}_near_duplicate"] = float(np.mean(nn > 1 - 1e-4))
+    return row
+
+
+# --------------------------------------------------------------------------------------------
+# lm_margin (Fig. 12)
+
+
+def _draw(config, point: dict, seed: int):
+    """The fact set of one point: ``F`` captured pairs, drawn as ``point["draw"]`` says."""
+    pairs = sweep_pairs(config.pairs)
+    limit = config.max_cosine if point["draw"] == "separated" else None
+    return pairs, sample_fact_set(pairs, point["F"], seed=seed, max_cosine=limit)
+
+
+def _grid(config) -> list[dict]:
+    return [{"draw": d, "F": int(F), "rep": r} for d in config.draws for F in config.Fs for r in range(config.reps)]
+
+
+def margin_points(config: LMMarginConfig) -> list[dict]:
+    """The grid ``{"draw": draw, "m": m, "F": F, "rep": r}``, draw-major, then width, then F.
+
+    A replicate ``r`` at one ``F`` draws the same fact set at every width (its seed does not
+    depend on ``m``), so the widths are compared on the same facts.
+    """
+    return [{"draw": d, "m": int(m), "F": int(F), "rep": r} for d in config.draws for m in config.ms
+            for F in config.Fs for r in range(config.reps)]
+
+
+def margin_point(config: LMMarginConfig, point: dict, device) -> dict:
+    """``gamma_min`` and the App. B.5 statistics of one fact set of captured pairs.
+
+    Returns
+    -------
+    dict
+        The columns of :func:`~assocmem.mlps.margin_sweeps.statistics_row`, ``kernel = "sketch"``
+        (so that :func:`~assocmem.mlps.margin_sweeps.fit_isotropic_sweep` reads the rows) and
+        ``n_pairs`` (the pairs drawn from).
+
+    Raises
+    ------
+    ValueError
+        ``F`` above the number of captured pairs.
+    """
+    base = {k: point[k] for k in ("draw", "F", "rep")}  # the fact set and features: shared by every m
+    facts_seed, feature_seed = sub_seeds(point_seed(config, base), 2)
+    pairs, facts = _draw(config, point, facts_seed)
+    row = statistics_row(facts.to(device), point["m"], feature_seed)
+    del row["F"], row["m"]  # point keys
+    row.update(kernel="sketch", n_pairs=len(pairs))
+    return row
+
+
+# --------------------------------------------------------------------------------------------
+# lm_capacity (Fig. 13)
+
+
+def capacity_points(config: LMCapacityConfig) -> list[dict]:
+    """The grid ``{"draw": draw, "F": F, "rep": r}``, draw-major then F."""
+    return _grid(config)
+
+
+def capacity_point(config: LMCapacityConfig, point: dict, device) -> dict:
+    """The smallest whitened width recalling ``target`` of ``F`` captured facts.
+
+    Returns
+    -------
+    dict
+        :func:`~assocmem.mlps.capacity_sweeps.search_columns` (``m``, ``W = 3 m d``, ``found``,
+        the search's record), ``method = "whitened"``, ``geometry = "lm"``, ``d``, ``target`` and
+        ``n_pairs``.
+    """
+    facts_seed, weight_seed = sub_seeds(point_seed(config, point), 2)
+    pairs, facts = _draw(config, point, facts_seed)
+    res = capacity_search(facts.to(device), "whitened", weight_seed, lo=config.lo, hi=config.hi, verify=config.verify,
+                          target=config.target)
+    d = int(facts.keys.shape[1])
+    return {"method": "whitened", "geometry": "lm", "d": d, **search_columns(res, d),
+            "target": float(config.target), "n_pairs": len(pairs)}
+
+
+# --------------------------------------------------------------------------------------------
+# live rows against stored rows
+
+#: Relative size of the tolerance on every continuous column in :func:`agreement_rules`: 2.5
+#: times the largest change measured between the two floating-point configurations of
+#: ``make nbval-portable`` on the quick preset (``e_v``: 0.019 of its column's scale; the
+#: margins 0.007).
+AGREEMENT_REL_TOL = 0.05
+_SEARCH_COLUMNS = ("m", "W", "found", "accuracy", "best_accuracy", "n_evaluations", "monotone_violations",
+                   "restarts")
+
+
+def _round_up(x: float) -> float:
+    """``x > 0`` rounded up to two significant digits (a tolerance that prints cleanly)."""
+    step = 10.0 ** (math.floor(math.log10(x)) - 1)
+    return float(round(math.ceil(x / step - 1e-9) * step, 12))
+
+
+def agreement_rules(sweep: str, stored: pd.DataFrame) -> dict:
+    """The rules by which a live run of ``lm_margin`` or ``lm_capacity`` must agree with stored rows.
+
+    The pairs come from a *trained* language model: on another CPU or thread count the training
+    sums in another order and its weights, so the captured pairs, move by rounding amplified by
+    training (chapter 16 measured training losses moving by about ``1e-4`` between the two
+    floating-point configurations of ``make nbval-portable``). Hence:
+
+    * ``lm_margin``: every continuous column (the margins and the App. B.5 statistics) within
+      :data:`AGREEMENT_REL_TOL` times the largest absolute stored value of that column, at least
+      1, rounded up to two significant digits (a relative tolerance on the column's scale). The portable configuration moved the quick
+      preset's columns by up to 1.9 % of their scale (``e_v``), because 400 training steps
+      amplify rounding: this checks that the same model was trained, not the same rounding.
+      ``frac_positive`` may change in one row (one fact whose margin is near zero changes
+      sign); ``d``, ``kernel`` and ``n_pairs`` exactly (rows are matched on ``draw, m, F,
+      rep``).
+    * ``lm_capacity``: a search is a chain of threshold decisions, and one fact that flips at one
+      width moves the width found; each search column may change in one row; sizes, ``method``,
+      ``geometry``, ``target`` and ``n_pairs`` exactly.
+
+    ``seed`` is exact in both; ``wall_time_s`` is ignored, and so is ``violation_widths`` (a list
+    written as text, empty when there is none, which the CSV reads back as missing; its count,
+    ``monotone_violations``, is compared).
+
+    Parameters
+    ----------
+    sweep : {"lm_margin", "lm_capacity"}
+    stored : pandas.DataFrame
+        The stored rows (their scale sets the margin tolerances).
+
+    Returns
+    -------
+    dict
+        Keyword arguments ``tolerances``, ``max_changed``, ``exact``, ``ignore`` for
+        :func:`assocmem.sweeps.check_rows`.
+
+    Raises
+    ------
+    ValueError
+        An unknown sweep or a frame without its columns.
+    """
+    if sweep == "lm_margin":
+        exact = ["d", "kernel", "n_pairs", "seed"]
+        discrete = {"frac_positive": 1}
+        skip = {"draw", "m", "F", "rep", "wall_time_s", *exact, *discrete}
+        continuous = [c for c in stored.columns if c not in skip]
+        missing = {"gamma_min", "kappa", "m", *exact} - set(stored.columns)
+        if missing:
+            raise ValueError(f"stored rows lack {sorted(missing)}")
+        tolerances = {c: _round_up(AGREEMENT_REL_TOL * max(1.0, float(stored[c].abs().max())))
+                      for c in continuous}
+        return {"tolerances": tolerances, "max_changed": discrete, "exact": exact, "ignore": ["wall_time_s"]}
+    if sweep == "lm_capacity":
+        exact = ["method", "geometry", "d", "target", "n_pairs", "seed"]
+        missing = {*_SEARCH_COLUMNS, *exact} - set(stored.columns)
+        if missing:
+            raise ValueError(f"stored rows lack {sorted(missing)}")
+        return {"tolerances": {}, "max_changed": {c: 1 for c in _SEARCH_COLUMNS}, "exact": exact,
+                "ignore": ["wall_time_s", "violation_widths"]}
+    raise ValueError(f"sweep must be 'lm_margin' or 'lm_capacity'; got {sweep!r}")
+
+
+def _log_ints(lo: int, hi: int, num: int) -> tuple[int, ...]:
+    return tuple(sorted({int(round(v)) for v in np.geomspace(lo, hi, num)}))
+
+
+_QWEN3_PATH = "results/qwen3_layer14_pairs.npz"
+_CPU_NOTE = ("pairs captured from chapter 16's cpu base model (the book-author LM, d = 64, gd_mse expert) "
+             "instead of Qwen3-0.6B-Base on WikiText (d = 1024), which cannot be downloaded here")
+
+LM_MARGIN_PRESETS = {
+    "quick": LMMarginConfig(pairs="editing_lm:quick:gd_mse", Fs=(4, 8, 16, 32), ms=(32, 256), reps=2,
+                            notes=("the toy LM of fact_editing's quick preset (d = 32)",)),
+    "cpu": LMMarginConfig(pairs="editing_lm:cpu:gd_mse", Fs=_log_ints(4, 128, 11), ms=(64, 1024), reps=5,
+                          notes=(_CPU_NOTE + "; m = d, as the source's d = M, and m = 1024, the source's width",)),
+    "paper": LMMarginConfig(pairs=_QWEN3_PATH, Fs=_log_ints(4, 128, 11), ms=(1024,), reps=5,
+                            notes=("real Qwen3-0.6B-Base layer-14 pairs, which the book does not ship",)),
+}
+
+LM_CAPACITY_PRESETS = {
+    "quick": LMCapacityConfig(pairs="editing_lm:quick:gd_mse", Fs=(32, 64, 128, 256),
+                              notes=("the toy LM of fact_editing's quick preset (d = 32)",)),
+    "cpu": LMCapacityConfig(pairs="editing_lm:cpu:gd_mse", Fs=(128, 256, 512, 1024, 2048, 4096), reps=3,
+                            notes=(_CPU_NOTE + "; F from 2^7 to 2^12, the loads F / d^2 = 1/32 to 1 of chapter 13 "
+                                   "(the source's 2^9 to 2^14 at d = 1024 are loads 1/2048 to 1/64, which at "
+                                   "d = 64 would mean F = 2 to 64); 3 fact sets per F",)),
+    "paper": LMCapacityConfig(pairs=_QWEN3_PATH, Fs=tuple(2 ** k for k in range(9, 15)),
+                              notes=("real Qwen3-0.6B-Base layer-14 pairs, which the book does not ship",)),
+}
+
+LM_PAIRS_PRESETS = {
+    "quick": LMPairsConfig(pairs="editing_lm:quick:gd_mse", sample=256,
+                           notes=("the toy LM of fact_editing's quick preset (d = 32)",)),
+    "cpu": LMPairsConfig(pairs="editing_lm:cpu:gd_mse", notes=(_CPU_NOTE,)),
+    "paper": LMPairsConfig(pairs=_QWEN3_PATH, notes=("real Qwen3-0.6B-Base layer-14 pairs, which the book does "
+                                                      "not ship",)),
+}
+
+register_sweep(
+    "lm_pairs",
+    config_type=LMPairsConfig,
+    presets=LM_PAIRS_PRESETS,
+    points=pairs_points,
+    run_point=pairs_point,
+    description="the captured language-model pairs: anisotropy and near-duplicates (seed 001, App. A.5.3)",
+)
+
+register_sweep(
+    "lm_margin",
+    config_type=LMMarginConfig,
+    presets=LM_MARGIN_PRESETS,
+    points=margin_points,
+    run_point=margin_point,
+    description="minimum margin of the bilinear random-feature Hebbian MLP on a language model's captured "
+                "MLP inputs and outputs (seed 001, Fig. 12)",
+)
+
+register_sweep(
+    "lm_capacity",
+    config_type=LMCapacityConfig,
+    presets=LM_CAPACITY_PRESETS,
+    points=capacity_points,
+    run_point=capacity_point,
+    description="smallest whitened width recalling 98 % of F captured language-model facts (seed 001, Fig. 13)",
+)
