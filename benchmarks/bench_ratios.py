@@ -34,10 +34,13 @@ Three conditions, in this order: 1 thread; 2 threads (torch.set_num_threads(2)) 
 as it is; 2 threads with one busy background process that the script starts and stops itself.
 For each block the table records the 1-minute load average at its start and end, the share of
 the machine's CPU time that other processes used during it (``/proc/stat`` minus this process;
-50 % on two cores is one core taken) and the free cores the library's thread rule saw
-(:func:`assocmem.benchmarking.load_capped_threads`: the fast paths run with at most that many
-threads; the references just use torch's setting). Under load the whitened construction is also
-timed with the rule turned off (``ASSOCMEM_LOAD_CAP=0``), to show what it saves.
+50 % on two cores is one core taken) and the range of free cores the library's thread rule saw
+before and after each round (:func:`assocmem.benchmarking.load_capped_threads`: the fast paths
+run with at most that many threads; the references just use torch's setting, except linear
+attention's recurrent form, which goes through the same call). With two threads
+the whitened construction is also timed with the rule turned off (``ASSOCMEM_LOAD_CAP=0``), to
+show what it saves or costs; a run started with ``ASSOCMEM_LOAD_CAP=0`` leaves the rule off
+throughout and skips that line.
 
 Absolute times are this machine's only; the ratios are what carries over.
 """
@@ -55,7 +58,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from assocmem.benchmarking import CpuLoad, free_cores, load_capped_threads, machine_info
+from assocmem.benchmarking import CpuLoad, free_cores, load_cap_enabled, load_capped_threads, machine_info
 
 TARGETS = {  # benchmark -> (minimum ratio ref/fast, minimum GEMM fraction at 1 thread) of issue 19
     "whitened + accuracy": (2.5, 0.60),
@@ -110,7 +113,7 @@ def run_pair(pair: Pair) -> dict:
     extra_t = {k: [] for k in pair.extra}
     per_item = (pair.unit[1] / pair.ref_items) if (pair.unit and pair.ref_items) else 1.0
     with CpuLoad() as load:
-        free = free_cores(max_age=0)
+        free = [free_cores()]
         for r in range(pair.rounds):
             order = ("fast", "ref") if r % 2 == 0 else ("ref", "fast")
             t = {}
@@ -121,6 +124,7 @@ def run_pair(pair: Pair) -> dict:
                     t["ref"] = _time(pair.reference, pair.calls[1])
             for k, fn in pair.extra.items():
                 extra_t[k].append(_time(fn, pair.calls[0]))
+            free.append(free_cores())
             fast_t.append(t["fast"])
             ref_t.append(t["ref"])
             ratios.append(t["ref"] * per_item / t["fast"])
@@ -131,7 +135,7 @@ def run_pair(pair: Pair) -> dict:
                     ref_fracs.append((pair.ref_flops / t["ref"]) / (gemm[1] / g))
     out = {"fast": statistics.median(fast_t), "ref": statistics.median(ref_t),
            "ratio": statistics.median(ratios), "ratio_lo": min(ratios), "ratio_hi": max(ratios),
-           "gemm_frac": statistics.median(fracs) if fracs else None, "free_cores": free,
+           "gemm_frac": statistics.median(fracs) if fracs else None, "free_cores": (min(free), max(free)),
            "ref_gemm_frac": statistics.median(ref_fracs) if ref_fracs else None,
            **{f"extra:{k}": statistics.median(v) for k, v in extra_t.items()}}
     out.update(load.summary())
@@ -272,6 +276,11 @@ def background_load(on: bool):
             proc.wait()
 
 
+def _span(lo_hi) -> str:
+    lo, hi = lo_hi
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
 def fmt_time(s: float) -> str:
     return f"{s:.3f} s" if s >= 1 else f"{s * 1e3:.2f} ms"
 
@@ -303,15 +312,19 @@ def main(argv: list[str] | None = None) -> int:
                 pair = build(rounds)
                 if args.only and not any(s in pair.name for s in args.only):
                     continue
-                if loaded and pair.name == "whitened + accuracy":
+                if threads > 1 and pair.name == "whitened + accuracy" and load_cap_enabled():
                     fast = pair.fast
 
                     def uncapped(fast=fast):
+                        before = os.environ.get("ASSOCMEM_LOAD_CAP")
                         os.environ["ASSOCMEM_LOAD_CAP"] = "0"
                         try:
                             return fast()
                         finally:
-                            del os.environ["ASSOCMEM_LOAD_CAP"]
+                            if before is None:
+                                del os.environ["ASSOCMEM_LOAD_CAP"]
+                            else:
+                                os.environ["ASSOCMEM_LOAD_CAP"] = before
 
                     pair.extra["fast path, thread rule off"] = uncapped
                 res = run_pair(pair)
@@ -329,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
                 if pair.unit:
                     line += f"  fast {pair.unit[1] / res['fast']:,.0f} {pair.unit[0]}"
                 load = (f"  | load {res['loadavg_start']:.2f}->{res['loadavg_end']:.2f}, others "
-                        f"{100 * res['others_share']:.0f} % CPU, free cores {res['free_cores']}"
+                        f"{100 * res['others_share']:.0f} % CPU, free cores {_span(res['free_cores'])}"
                         if res["others_share"] is not None else "")
                 print(line + load)
                 for k in pair.extra:

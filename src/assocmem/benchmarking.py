@@ -10,7 +10,8 @@ same-run reference of the benchmarks; :func:`fastest_thread_count` picks one thr
 measuring. :class:`CpuLoad` records how loaded a shared machine was during a block of timings
 (``/proc/loadavg`` and the CPU share of other processes, from ``/proc/stat``), and
 :func:`load_capped_threads` is the thread rule of the fast paths under load: it lowers torch's
-thread count to the cores that other processes leave free (see its docstring). Everything here is
+thread count to the cores that other processes leave free, judged by the CPU time they used over
+the last quarter of a second or more (:func:`others_cores`, :func:`free_cores`). Everything here is
 machine-dependent. Chapter 01's timings (:mod:`assocmem.linear.timing`)
 and the scripts in ``benchmarks/`` use it.
 
@@ -23,6 +24,7 @@ of repeated timings).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import platform
 import time
@@ -39,9 +41,10 @@ __all__ = [
     "gemm_rate",
     "fastest_thread_count",
     "usable_cores",
-    "others_running",
+    "others_cores",
     "free_cores",
     "load_capped_threads",
+    "load_cap_enabled",
     "CpuLoad",
 ]
 
@@ -245,74 +248,184 @@ def usable_cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _own_running() -> int:
-    """Threads of this process in state R (running or runnable), from ``/proc/self/task``."""
-    count = 0
+def _cpu_jiffies() -> tuple[int, int] | None:
+    """(busy, total) clock ticks of all cores since boot, from the ``cpu`` line of ``/proc/stat``."""
     try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
-        return 1
-    for tid in tasks:
-        try:
-            with open(f"/proc/self/task/{tid}/stat", "rb") as f:
-                text = f.read()
-        except OSError:  # the thread ended meanwhile
-            continue
-        end = text.rfind(b")")
-        if end >= 0 and text[end + 2 : end + 3] == b"R":
-            count += 1
-    return max(1, count)  # the thread reading this is running
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    if len(fields) < 4:
+        return None
+    # user nice system idle iowait irq softirq steal (guest times are already in user / nice)
+    total = sum(fields[:8])
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return total - idle, total
 
 
-def others_running() -> int | None:
-    """Runnable tasks of *other* processes right now: ``/proc/loadavg``'s running count minus ours.
+def _own_jiffies() -> int | None:
+    """Clock ticks this process (all its threads) has run, user + system, from ``/proc/self/stat``."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            text = f.read()
+        rest = text[text.rfind(b")") + 2 :].split()
+        return int(rest[11]) + int(rest[12])  # fields 14 and 15 of stat(5): utime, stime
+    except (OSError, IndexError, ValueError):
+        return None
 
-    The fourth field of ``/proc/loadavg`` counts the tasks (threads) that are running or waiting
-    for a core at this instant, system-wide; this process's own running threads (its OpenMP
-    workers may be spinning) are read from ``/proc/self/task`` and subtracted. An instantaneous
-    reading, not an average: a process that is busy all the time (a background job) is always
-    counted, a short-lived one only while it runs.
+
+def _cpu_sample() -> tuple[int, int, int] | None:
+    """(busy ticks of all cores, total ticks of all cores, this process's ticks), or ``None``."""
+    cpu = _cpu_jiffies()
+    own = _own_jiffies() if cpu is not None else None
+    return None if own is None else (cpu[0], cpu[1], own)
+
+
+def _shares(s0: tuple[int, int, int], s1: tuple[int, int, int]) -> tuple[float, float] | None:
+    """(others' share, own share) of all cores' ticks between two :func:`_cpu_sample` readings.
+
+    Others' ticks are the busy ticks of every core minus this process's own; both shares are
+    clipped to ``[0, 1]`` (the two counters are kept by different kernel accounting and may
+    disagree by a tick). ``None`` if no tick passed.
+    """
+    total = s1[1] - s0[1]
+    if total <= 0:
+        return None
+    own = max(0, s1[2] - s0[2])
+    others = (s1[0] - s0[0] - own) / total
+    return min(1.0, max(0.0, others)), min(1.0, own / total)
+
+
+#: Seconds a reading of :func:`others_cores` (and so of :func:`free_cores`) is reused.
+FREE_CORES_TTL = 0.1
+#: Shortest window, in seconds, over which other processes' CPU use is measured: 25 clock ticks
+#: per core at the usual ``USER_HZ = 100``, so one tick of rounding is 0.04 of a core.
+LOAD_WINDOW = 0.25
+#: Cores' worth of CPU time over the window from which other processes count as holding a core.
+TAKE_CORE_AT = 0.5
+#: The estimate before the first window has passed: no core taken.
+DEFAULT_OTHERS_CORES = 0.0
+
+
+class _LoadState:
+    """The thread rule's running estimate (one per process; reset in a forked child)."""
+
+    __slots__ = ("anchor", "others", "checked")
+
+    def __init__(self) -> None:
+        self.anchor: tuple[float, tuple[int, int, int]] | None = None  # (time, sample) the window starts at
+        self.others: float | None = DEFAULT_OTHERS_CORES  # None: /proc unavailable
+        self.checked: float | None = None  # time of the last reading
+
+
+_STATE = _LoadState()
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
+def others_cores(max_age: float = FREE_CORES_TTL) -> float | None:
+    """Cores' worth of CPU time that *other* processes used over the last window of at least 0.25 s.
+
+    From two readings of the ``cpu`` line of ``/proc/stat`` (busy clock ticks of all cores) and of
+    ``/proc/self/stat`` (this process's user + system ticks, all its threads): other processes'
+    ticks over all ticks, times ``os.cpu_count()``. ``1.0`` is one core kept busy by someone else
+    throughout; a shell or a daemon that wakes up for a few milliseconds adds a few hundredths.
+
+    No background thread and no waiting: the module keeps the reading a window started at. A call
+    reads the counters (two small files, about 0.05 ms); once at least :data:`LOAD_WINDOW`
+    (0.25 s) has passed since the window's start it replaces the estimate by the share over that
+    window and starts the next window there; otherwise it returns the previous estimate. A reading
+    younger than ``max_age`` seconds is reused without touching ``/proc``. The first window starts
+    when this module is imported (or when a forked child starts); until it has passed, the
+    estimate is :data:`DEFAULT_OTHERS_CORES` (0: every core free, as on a platform without
+    ``/proc``). The window covers whatever happened since the previous reading, so after a long
+    pause it is a long average.
+
+    Parameters
+    ----------
+    max_age : float, default FREE_CORES_TTL (0.1)
+        Seconds a previous reading may be reused (0 always reads the counters).
 
     Returns
     -------
-    int or None
-        ``>= 0``; ``None`` where ``/proc`` is unavailable (not Linux).
+    float or None
+        In ``[0, os.cpu_count()]``; ``None`` where ``/proc`` is unavailable (not Linux).
+
+    Raises
+    ------
+    ValueError
+        If ``max_age`` is not a finite number ``>= 0``.
     """
-    try:
-        with open("/proc/loadavg") as f:
-            running = int(f.read().split()[3].split("/")[0])
-    except (OSError, IndexError, ValueError):
+    if not (type(max_age) in (float, int) and 0 <= max_age < math.inf):
+        max_age = as_real(max_age, "max_age", minimum=0)
+    now = _now()
+    state = _STATE
+    if state.checked is not None and now - state.checked < max_age:
+        return state.others
+    state.checked = now
+    sample = _cpu_sample()
+    if sample is None:
+        state.anchor, state.others = None, None
         return None
-    return max(0, running - _own_running())
+    if state.anchor is None:
+        state.anchor = (now, sample)
+        if state.others is None:
+            state.others = DEFAULT_OTHERS_CORES
+        return state.others
+    start, first = state.anchor
+    if now - start >= LOAD_WINDOW:
+        shares = _shares(first, sample)
+        if shares is not None:
+            state.others = shares[0] * (os.cpu_count() or 1)
+        state.anchor = (now, sample)
+    return state.others
 
 
-_FREE_CACHE: list[float] = [-1.0, 0.0]  # [time of the reading, free cores]
-#: Seconds a reading of :func:`free_cores` is reused (reading costs about 0.1 ms).
-FREE_CORES_TTL = 0.1
+def _reset_load_state() -> None:
+    """Start a new window now, with the default estimate (at import, and in a forked child)."""
+    global _STATE
+    _STATE = _LoadState()
+    others_cores(max_age=0)
+
+
+_reset_load_state()
+if hasattr(os, "register_at_fork"):  # a child's own ticks start at 0: its window must too
+    os.register_at_fork(after_in_child=_reset_load_state)
 
 
 def free_cores(max_age: float = FREE_CORES_TTL) -> int:
-    """Cores not taken by other processes: :func:`usable_cores` minus :func:`others_running`, at least 1.
+    """Cores not held by other processes: :func:`usable_cores` minus the cores others keep busy.
 
-    A reading younger than ``max_age`` seconds is reused. Where ``/proc`` is unavailable every
-    usable core counts as free.
+    Others hold ``floor(others_cores() + 1 - TAKE_CORE_AT)`` cores: a process that kept at least
+    half a core busy over the last window (:func:`others_cores`) takes a core, brief wake-ups do
+    not. Where ``/proc`` is unavailable every usable core counts as free.
+
+    Parameters
+    ----------
+    max_age : float, default FREE_CORES_TTL (0.1)
+        Passed to :func:`others_cores`.
 
     Returns
     -------
     int
         In ``[1, usable_cores()]``.
+
+    Raises
+    ------
+    ValueError
+        If ``max_age`` is not a finite number ``>= 0``.
     """
-    now = time.monotonic()
-    if now - _FREE_CACHE[0] <= max_age:
-        return int(_FREE_CACHE[1])
-    others = others_running()
+    others = others_cores(max_age)
     cores = usable_cores()
-    free = cores if others is None else max(1, cores - others)
-    _FREE_CACHE[0], _FREE_CACHE[1] = now, free
-    return free
+    if others is None:
+        return cores
+    return max(1, cores - math.floor(others + 1.0 - TAKE_CORE_AT))
 
 
-def _cap_enabled() -> bool:
+def load_cap_enabled() -> bool:
+    """Whether the thread rule is on: ``False`` when ``ASSOCMEM_LOAD_CAP`` is ``0``, ``false``, ``no`` or ``off``."""
     return os.environ.get("ASSOCMEM_LOAD_CAP", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
@@ -321,11 +434,14 @@ def load_capped_threads(threads: int | None = None) -> Iterator[int]:
     """Run the block with torch's CPU threads capped at the cores other processes leave free.
 
     The thread rule of the library's fast paths on a shared machine (the whitened construction
-    :func:`assocmem.mlps.mlp.hebbian_mlp`, the data-dependent construction and the capacity
-    search): the block runs with ``min(threads, free_cores())`` threads, where ``threads`` is
-    torch's current setting unless given, and torch's setting is restored afterwards. Reason:
-    the blocked fast paths run hundreds of short parallel regions per call, and an OpenMP team
-    with more threads than free cores waits at the end of each one for a thread that the
+    :func:`assocmem.mlps.mlp.hebbian_mlp`, the data-dependent construction, each width of the
+    capacity search, the SDM read rules' ``step`` and linear attention): the block runs with
+    ``min(threads, free_cores())`` threads, where ``threads`` is torch's current setting unless
+    given, and torch's setting is restored afterwards. :func:`free_cores` counts a core as taken
+    when other processes kept at least half a core busy over the last quarter of a second or more
+    (:func:`others_cores`), so a background job takes its core and a shell waking up does not.
+    Reason: the blocked fast paths run hundreds of short parallel regions per call, and an OpenMP
+    team with more threads than free cores waits at the end of each one for a thread that the
     scheduler has put off the core; on two cores with one busy background process, two threads
     made the whitened construction 1.2-2.9x slower than one (issue 19). Capping never changes a
     result beyond the rounding that any thread count gives (the libraries' reductions may be
@@ -351,7 +467,7 @@ def load_capped_threads(threads: int | None = None) -> Iterator[int]:
     """
     before = torch.get_num_threads()
     want = before if threads is None else as_int(threads, "threads", minimum=1)
-    use = min(want, free_cores()) if _cap_enabled() and want > 1 else want
+    use = min(want, free_cores()) if want > 1 and load_cap_enabled() else want
     if use == before:
         yield use
         return
@@ -360,30 +476,6 @@ def load_capped_threads(threads: int | None = None) -> Iterator[int]:
         yield use
     finally:
         torch.set_num_threads(before)
-
-
-def _cpu_jiffies() -> tuple[int, int] | None:
-    """(busy, total) clock ticks of all cores since boot, from the ``cpu`` line of ``/proc/stat``."""
-    try:
-        with open("/proc/stat") as f:
-            fields = [int(x) for x in f.readline().split()[1:]]
-    except (OSError, ValueError):
-        return None
-    # user nice system idle iowait irq softirq steal (guest times are already in user / nice)
-    total = sum(fields[:8])
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return total - idle, total
-
-
-def _own_jiffies() -> int | None:
-    """Clock ticks this process (all its threads) has run, user + system, from ``/proc/self/stat``."""
-    try:
-        with open("/proc/self/stat", "rb") as f:
-            text = f.read()
-    except OSError:
-        return None
-    rest = text[text.rfind(b")") + 2 :].split()
-    return int(rest[11]) + int(rest[12])  # fields 14 and 15 of stat(5): utime, stime
 
 
 def _loadavg() -> tuple[float, float, float] | None:
@@ -404,15 +496,16 @@ class CpuLoad:
 
     ``others_share`` is the fraction of the machine's CPU time (all cores of ``/proc/stat``)
     that processes *other than this one* used during the block: the busy clock ticks of every
-    core minus this process's own ticks, over the block's total ticks. ``1 / cores`` is one
-    core kept busy by someone else. It is ``None`` where ``/proc`` is unavailable.
+    core minus this process's own ticks, over the block's total ticks (the quantity the thread
+    rule, :func:`others_cores`, measures over its shorter windows). ``1 / cores`` is one core
+    kept busy by someone else. It is ``None`` where ``/proc`` is unavailable.
     """
 
     def __init__(self) -> None:
         self._start = self._stop = None
 
     def _sample(self):
-        return time.perf_counter(), _cpu_jiffies(), _own_jiffies(), _loadavg(), others_running()
+        return time.perf_counter(), _cpu_sample(), _loadavg()
 
     def start(self) -> "CpuLoad":
         self._start, self._stop = self._sample(), None
@@ -438,8 +531,7 @@ class CpuLoad:
         dict
             ``seconds`` (wall time of the block), ``loadavg_1min`` at its start and end
             (``loadavg_start``, ``loadavg_end``), ``others_share`` (see the class docstring;
-            in ``[0, 1]``), ``own_share`` (this process's share of the machine), and
-            ``others_running`` (runnable tasks of other processes at the end). A figure
+            in ``[0, 1]``) and ``own_share`` (this process's share of the machine). A figure
             ``/proc`` cannot give is ``None``.
 
         Raises
@@ -449,18 +541,12 @@ class CpuLoad:
         """
         if self._start is None or self._stop is None:
             raise RuntimeError("CpuLoad.summary() needs a finished block (start, then stop)")
-        (t0, j0, o0, l0, _), (t1, j1, o1, l1, r1) = self._start, self._stop
-        out: dict[str, float | None] = {
+        (t0, s0, l0), (t1, s1, l1) = self._start, self._stop
+        shares = _shares(s0, s1) if s0 is not None and s1 is not None else None
+        return {
             "seconds": t1 - t0,
             "loadavg_start": None if l0 is None else l0[0],
             "loadavg_end": None if l1 is None else l1[0],
-            "others_share": None,
-            "own_share": None,
-            "others_running": r1,
+            "others_share": None if shares is None else shares[0],
+            "own_share": None if shares is None else shares[1],
         }
-        if j0 is not None and j1 is not None and o0 is not None and o1 is not None and j1[1] > j0[1]:
-            total = j1[1] - j0[1]
-            own = o1 - o0
-            out["own_share"] = min(1.0, own / total)
-            out["others_share"] = min(1.0, max(0.0, (j1[0] - j0[0] - own) / total))
-        return out

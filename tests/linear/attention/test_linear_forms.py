@@ -99,3 +99,24 @@ def test_integer_inputs_stay_exact_and_booleans_are_refused():
     assert torch.equal(linear_attention(x, x, x), linear_attention(x.double(), x.double(), x.double()).long())
     with pytest.raises(ValueError, match="must be real floating tensors"):
         linear_attention(x.bool(), x.bool(), x.bool())
+
+
+def test_input_checks_run_under_the_thread_cap(monkeypatch):
+    # The checks' elementwise passes are parallel regions too: under load they must not run on
+    # more threads than the forms (issue 19).
+    import assocmem.benchmarking as bm
+    import assocmem.linear.attention.linear_forms as lf
+
+    seen = []
+    checked = lf._check_qkv
+    monkeypatch.setattr(lf, "_check_qkv", lambda *a, **kw: (seen.append(torch.get_num_threads()), checked(*a, **kw))[1])
+    monkeypatch.setattr(bm, "free_cores", lambda max_age=0.1: 1)
+    q = k = v = torch.ones(8, 4)
+    n = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        linear_attention(q, k, v, "chunked")
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(n)
+    assert seen == [1]

@@ -116,3 +116,26 @@ def test_construction_under_a_thread_cap_gives_the_same_memory(facts256, monkeyp
     finally:
         torch.set_num_threads(n)
     assert ((capped.B - free.B).norm() / free.B.norm()).item() <= 1e-8
+
+
+@pytest.mark.parametrize("module, build", [("hebbian", "hebbian_mlp"), ("data_dependent", "data_dependent_mlp")])
+def test_input_checks_run_under_the_thread_cap(module, build, monkeypatch):
+    # The checks' elementwise passes are parallel regions too: under load they must not run on
+    # more threads than the construction (issue 19).
+    import importlib
+
+    import assocmem.benchmarking as bm
+
+    mod = importlib.import_module(f"assocmem.mlps.mlp.{module}")
+    seen = []
+    checked = mod._checked_facts
+    monkeypatch.setattr(mod, "_checked_facts", lambda *a: (seen.append(torch.get_num_threads()), checked(*a))[1])
+    monkeypatch.setattr(bm, "free_cores", lambda max_age=0.1: 1)
+    n = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        getattr(mod, build)(make_fact_set(64, 16, seed=0), 8)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(n)
+    assert seen == [1]

@@ -155,12 +155,6 @@ def linear_attention(
         raise ValueError(f"unknown form {form!r}; expected one of {LINEAR_ATTENTION_FORMS}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, numbers.Integral) or chunk_size < 1:
         raise ValueError(f"chunk_size must be an integer >= 1; got {chunk_size!r}")
-    _check_qkv(q, k, v, causal, integers=True)
-    if not causal and form != "parallel":
-        raise ValueError(
-            f"causal=False is only supported for form='parallel'; got form={form!r} "
-            "(the recurrent and chunked forms are causal by construction)"
-        )
     chunk_size = int(chunk_size)
 
     def run(q, k, v):
@@ -170,6 +164,12 @@ def linear_attention(
             return _linear_attention_recurrent(q, k, v)
         return _linear_attention_chunked(q, k, v, chunk_size)
 
-    with load_capped_threads():
+    with load_capped_threads():  # the input checks too: their elementwise passes are parallel regions
+        _check_qkv(q, k, v, causal, integers=True)
+        if not causal and form != "parallel":
+            raise ValueError(
+                f"causal=False is only supported for form='parallel'; got form={form!r} "
+                "(the recurrent and chunked forms are causal by construction)"
+            )
         return checked_result(run(q, k, v), f"the linear attention output ({form} form)",
                               lambda: run(q.double(), k.double(), v.double()), "rescale q, k or v")

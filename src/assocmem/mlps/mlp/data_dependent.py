@@ -406,20 +406,20 @@ def data_dependent_mlp(
     ----------
     Seed 001, App. B.2.5 (eqs. 17-18), App. A.1.1 ("Data-dependent"), Sec. 4.3.
     """
-    facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
-    m = _positive_int("m", m)
-    if objective not in ("output", "score"):
-        raise ValueError(f"objective must be 'output' or 'score'; got {objective!r}")
-    # checked here, under the caller's names, before any work (solve_factor calls them tol/max_iter)
-    cg_tol = _nonneg_float("cg_tol", cg_tol)
-    cg_max_iter = _positive_int("cg_max_iter", cg_max_iter)
-    ridge = _nonneg_float("ridge", ridge)
-    gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
-    dev = facts.keys.device
-    K = facts.keys.to(_F64)  # (F, d)
-    C = facts.targets.to(_F64)  # (F, d)
-    F, d = K.shape
-    with load_capped_threads():
+    with load_capped_threads():  # the input checks too: their elementwise passes are parallel regions
+        facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
+        m = _positive_int("m", m)
+        if objective not in ("output", "score"):
+            raise ValueError(f"objective must be 'output' or 'score'; got {objective!r}")
+        # checked here, under the caller's names, before any work (solve_factor calls them tol/max_iter)
+        cg_tol = _nonneg_float("cg_tol", cg_tol)
+        cg_max_iter = _positive_int("cg_max_iter", cg_max_iter)
+        ridge = _nonneg_float("ridge", ridge)
+        gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
+        dev = facts.keys.device
+        K = facts.keys.to(_F64)  # (F, d)
+        C = facts.targets.to(_F64)  # (F, d)
+        F, d = K.shape
         AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d)
         A0, G0 = AG[:m], AG[m:]
         W0 = hebbian_readout(bilinear_features(K, A0, G0), C, "none")  # (d, m)
@@ -431,7 +431,7 @@ def data_dependent_mlp(
         A1, info_a = solve_factor(K, G1, W0, C, metric=metric, x0=A0, tol=cg_tol, max_iter=cg_max_iter)
         Phi1 = bilinear_features(K, A1, G1)  # (F, m)
         B = hebbian_readout(Phi1, C, "full", ridge)  # (d, m)
-    model = BilinearMLP(A1, G1, B, construction="data-dependent")
+        model = BilinearMLP(A1, G1, B, construction="data-dependent")
     model.info = {"seed": int(seed), "ridge": float(ridge), "objective": objective,
                   "solve_G": info_g, "solve_A": info_a}
     return model

@@ -125,24 +125,24 @@ def hebbian_mlp(
     >>> accuracy_from_outputs(Phi @ model.B.T, facts) == accuracy(model, facts)
     True
     """
-    facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
-    m = _positive_int("m", m)
-    if whitening not in WHITENINGS:
-        raise ValueError(f"whitening must be one of {WHITENINGS}; got {whitening!r}")
-    if branch not in ("auto", "primal", "dual"):
-        raise ValueError(f"branch must be 'auto', 'primal' or 'dual'; got {branch!r}")
-    ridge = _nonneg_float("ridge", ridge)
-    return_features = as_bool(return_features, "return_features")
-    gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
-    dev = facts.keys.device
-    K = facts.keys.to(_F64)  # (F, d)
-    d = K.shape[1]
-    with load_capped_threads():
+    with load_capped_threads():  # the input checks too: their elementwise passes are parallel regions
+        facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
+        m = _positive_int("m", m)
+        if whitening not in WHITENINGS:
+            raise ValueError(f"whitening must be one of {WHITENINGS}; got {whitening!r}")
+        if branch not in ("auto", "primal", "dual"):
+            raise ValueError(f"branch must be 'auto', 'primal' or 'dual'; got {branch!r}")
+        ridge = _nonneg_float("ridge", ridge)
+        return_features = as_bool(return_features, "return_features")
+        gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
+        dev = facts.keys.device
+        K = facts.keys.to(_F64)  # (F, d)
+        d = K.shape[1]
         AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d): [A; G]
         A, G = AG[:m], AG[m:]
         Phi = _stacked_features(K, AG)  # (F, m), = bilinear_features(K, A, G)
         B = hebbian_readout(Phi, facts.targets.to(_F64), whitening, ridge, branch)  # (d, m)
-    model = BilinearMLP(A.clone(), G.clone(), B, construction=f"hebbian-{whitening}")
+        model = BilinearMLP(A.clone(), G.clone(), B, construction=f"hebbian-{whitening}")
     used = branch if branch != "auto" else ("primal" if m <= K.shape[0] else "dual")
     model.info = {"whitening": whitening, "ridge": float(ridge), "seed": int(seed),
                   "branch": used if whitening == "full" else None}
