@@ -53,6 +53,10 @@ def test_widths_share_the_fact_set():
     ({"Fs": (1, 4)}, "Fs"),
     ({"ms": (0,)}, "m"),
     ({"ms": ()}, "ms"),
+    ({"ms": (64, 64)}, "increasing"),
+    ({"ms": [64]}, "tuple"),
+    ({"Fs": 8}, "tuple"),
+    ({"pairs": "editing_lm::"}, "editing_lm"),
     ({"draws": ("normal",)}, "draws"),
     ({"draws": ()}, "draws"),
     ({"max_cosine": 1.0}, "max_cosine"),
@@ -71,6 +75,17 @@ def test_margin_config_refuses(kwargs, match):
 def test_capacity_config_refuses(kwargs, match):
     with pytest.raises(ValueError, match=match):
         dataclasses.replace(S.LM_CAPACITY_PRESETS["quick"], **kwargs)
+
+
+def test_sweep_pairs_reads_a_rewritten_file_again(tmp_path):
+    from assocmem.mlps.lm_embeddings import EmbeddingPairs, save_pairs
+
+    path = tmp_path / "p.npz"
+    x = torch.randn(30, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    save_pairs(EmbeddingPairs(x, x, "a"), path)
+    assert len(S.sweep_pairs(str(path))) == 30
+    save_pairs(EmbeddingPairs(x[:10], x[:10], "b"), path)
+    assert len(S.sweep_pairs(str(path))) == 10
 
 
 def test_sweep_pairs_refuses_unknown_sources(tmp_path):

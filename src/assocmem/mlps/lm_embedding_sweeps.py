@@ -55,12 +55,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 
 from assocmem._checks import as_int, as_real, positive_int, seed_int
+from assocmem.devices import torch_threads
 from assocmem.mlps.capacity_sweeps import capacity_search, search_columns
 from assocmem.mlps.lm_embeddings import EmbeddingPairs, capture_editing_lm, load_pairs, sample_fact_set
 from assocmem.mlps.margin_sweeps.points import statistics_row, sub_seeds
@@ -100,13 +102,14 @@ def _check_pairs_spec(spec) -> str:
         raise ValueError(f"pairs must be 'editing_lm:<preset>:<expert>' or a .npz path; got {spec!r}")
     if spec.startswith(_EDITING_PREFIX):
         parts = spec.split(":")
-        if len(parts) != 3:
+        if len(parts) != 3 or not all(p.strip() for p in parts):
             raise ValueError(f"pairs must be 'editing_lm:<preset>:<expert>'; got {spec!r}")
     return spec
 
 
 def _check_draws(draws, max_cosine) -> None:
-    if not draws or any(d not in DRAWS for d in draws) or len(set(draws)) != len(draws):
+    if not isinstance(draws, tuple) or not draws or any(d not in DRAWS for d in draws) \
+            or len(set(draws)) != len(draws):
         raise ValueError(f"draws must be distinct names from {DRAWS}; got {draws!r}")
     limit = as_real(max_cosine, "max_cosine", minimum=-1.0, maximum=1.0)
     if not -1.0 < limit < 1.0:
@@ -114,8 +117,8 @@ def _check_draws(draws, max_cosine) -> None:
 
 
 def _check_grid(name: str, values) -> None:
-    if not values:
-        raise ValueError(f"{name} must not be empty")
+    if not isinstance(values, tuple) or not values:
+        raise ValueError(f"{name} must be a non-empty tuple; got {values!r}")
     for v in values:
         as_int(v, name, minimum=2)
     if list(values) != sorted(set(values)):
@@ -146,10 +149,12 @@ class LMMarginConfig:
         _check_pairs_spec(self.pairs)
         _check_grid("Fs", self.Fs)
         _check_draws(self.draws, self.max_cosine)
-        if not self.ms:
-            raise ValueError("ms must name at least one width")
+        if not isinstance(self.ms, tuple) or not self.ms:
+            raise ValueError(f"ms must be a non-empty tuple of widths; got {self.ms!r}")
         for m in self.ms:
             positive_int("m", m)
+        if list(self.ms) != sorted(set(self.ms)):
+            raise ValueError(f"ms must be increasing without repeats; got {self.ms}")
         positive_int("reps", self.reps)
         seed_int(self.seed)
 
@@ -197,7 +202,10 @@ def sweep_pairs(spec: str, device="cpu") -> EmbeddingPairs:
     ----------
     spec : str
         ``"editing_lm:<preset>:<expert>"`` (train the base model of that ``fact_editing`` point and
-        capture it; minutes for the ``cpu`` preset) or the path of a ``.npz`` of pairs.
+        capture it, on one thread whatever torch's setting: a trained model's pairs depend on the
+        thread count through rounding; a minute or two for the ``cpu`` preset) or the path of a
+        ``.npz`` of pairs (cached by path, size and modification time, so a rewritten file is read
+        again).
     device : str or torch.device, default "cpu"
         Where the language model trains and the pairs live.
 
@@ -213,7 +221,14 @@ def sweep_pairs(spec: str, device="cpu") -> EmbeddingPairs:
         A path with no file.
     """
     spec = _check_pairs_spec(spec)
-    key = (spec, str(device))
+    if spec.startswith(_EDITING_PREFIX):
+        key = (spec, str(device))
+    else:  # a file: its identity is its resolved path, size and modification time
+        path = Path(spec).resolve()
+        if not path.is_file():
+            raise FileNotFoundError(f"no captured pairs at {path} (write them with save_pairs)")
+        st = path.stat()
+        key = (str(path), str(device), st.st_size, st.st_mtime_ns)
     if key not in _PAIRS_CACHE:
         if spec.startswith(_EDITING_PREFIX):
             from assocmem._checks import lookup
@@ -225,8 +240,11 @@ def sweep_pairs(spec: str, device="cpu") -> EmbeddingPairs:
             if not widths:
                 raise ValueError(f"the {preset!r} preset of fact_editing trains no {expert!r} expert; "
                                  f"it has {[e for e, _ in config.experts]}")
-            corpus, model, _ = point_base_model(config, {"expert": expert, "m": widths[0]}, device)
-            pairs = capture_editing_lm(model, corpus)
+            # one thread, as chapter 16's sweep workers: training amplifies rounding, so the
+            # captured pairs (and every stored row) depend on the thread count
+            with torch_threads(1):
+                corpus, model, _ = point_base_model(config, {"expert": expert, "m": widths[0]}, device)
+                pairs = capture_editing_lm(model, corpus)
         else:
             pairs = load_pairs(spec)
         _PAIRS_CACHE[key] = pairs
@@ -240,13 +258,13 @@ def pairs_summary(pairs: EmbeddingPairs, top: int = 5) -> dict:
     on the isotropic sphere every eigenvalue is ``1/d``. Reported: ``N``, ``d``, the largest
     eigenvalues times ``d`` (1 when isotropic), and the participation ratio
     ``(sum lambda)^2 / sum lambda^2`` (``d`` when isotropic, 1 for a single direction), and the
-    mean absolute cosine between distinct rows of a sample of at most 2048 rows (about
-    ``sqrt(2 / (pi d))`` when isotropic).
+    mean absolute cosine between distinct rows of a uniform random sample (seed 0) of at most 2048
+    rows (about ``sqrt(2 / (pi d))`` when isotropic).
 
     Returns
     -------
     dict
-        ``N, d``, ``x_top`` / ``y_top`` (arrays of ``top`` values), ``x_participation``,
+        ``N, d, d_out``, ``x_top`` / ``y_top`` (arrays of ``top`` values), ``x_participation``,
         ``y_participation``, ``x_mean_abs_cos``, ``y_mean_abs_cos``.
 
     Raises
@@ -257,13 +275,14 @@ def pairs_summary(pairs: EmbeddingPairs, top: int = 5) -> dict:
     if not isinstance(pairs, EmbeddingPairs):
         raise ValueError(f"pairs must be EmbeddingPairs; got {type(pairs).__name__}")
     top = positive_int("top", top)
-    out: dict = {"N": len(pairs), "d": pairs.d_in}
+    out: dict = {"N": len(pairs), "d": pairs.d_in, "d_out": pairs.d_out}
     for name, z in (("x", pairs.inputs), ("y", pairs.outputs)):
         u = torch.nn.functional.normalize(z.to(torch.float64), dim=1)
         lam = torch.linalg.eigvalsh(u.T @ u / len(u)).flip(0)
         out[f"{name}_top"] = (lam[:top] * u.shape[1]).cpu().numpy()
         out[f"{name}_participation"] = float(lam.sum() ** 2 / (lam ** 2).sum())
-        s = u[: min(len(u), 2048)]
+        rows = np.random.default_rng(0).permutation(len(u))[: min(len(u), 2048)]
+        s = u[torch.from_numpy(np.sort(rows)).to(u.device)]
         c = (s @ s.T).abs()
         n = s.shape[0]
         out[f"{name}_mean_abs_cos"] = float((c.sum() - c.diagonal().sum()) / max(n * (n - 1), 1))
@@ -500,7 +519,8 @@ def _log_ints(lo: int, hi: int, num: int) -> tuple[int, ...]:
 
 
 _QWEN3_PATH = "results/qwen3_layer14_pairs.npz"
-_CPU_NOTE = ("pairs captured from chapter 16's cpu base model (the book-author LM, d = 64, gd_mse expert) "
+_CPU_NOTE = ("pairs captured from chapter 16's cpu base model (the book-author LM, d = 64, with its GD "
+             "fact expert trained on squared error), trained on one thread, "
              "instead of Qwen3-0.6B-Base on WikiText (d = 1024), which cannot be downloaded here")
 
 LM_MARGIN_PRESETS = {

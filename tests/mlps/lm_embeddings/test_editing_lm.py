@@ -75,3 +75,5 @@ def test_refuses_other_models_and_corpora():
         capture_editing_lm(MODEL, "corpus")
     with pytest.raises(ValueError, match="integer"):
         distinct_prefix_rows(torch.zeros(2, 3))
+    with pytest.raises(ValueError, match="seen must be a set"):
+        distinct_prefix_rows(torch.zeros(2, 3, dtype=torch.int64), seen=[])

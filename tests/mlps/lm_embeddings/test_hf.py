@@ -320,3 +320,20 @@ def test_bad_loader_arguments(tmp_path):
         hf.load_causal_lm(3)
     with pytest.raises(ValueError, match="dtype must be"):
         hf.load_causal_lm(tmp_path, dtype=torch.int64)
+
+
+def test_a_device_other_than_the_models_is_refused():
+    from assocmem.mlps.lm_embeddings.hf import capture_mlp_pairs
+
+    model = _tiny_qwen3()
+    with pytest.raises(ValueError, match="differs from the model"):
+        capture_mlp_pairs(model, [torch.zeros(1, 4, dtype=torch.int64)], device="meta")
+    with pytest.raises(ValueError, match="torch device"):
+        capture_mlp_pairs(model, [torch.zeros(1, 4, dtype=torch.int64)], device="bogus")
+
+
+def test_load_refuses_a_bad_device_before_reading_weights(tmp_path):
+    from assocmem.mlps.lm_embeddings.hf import load_causal_lm
+
+    with pytest.raises(ValueError, match="torch device"):
+        load_causal_lm(tmp_path, device="bogus")

@@ -74,7 +74,11 @@ def test_separated_draw_refuses_when_too_few_pairs_qualify():
     (lambda: sample_fact_set(PAIRS, 201), "exceeds"),
     (lambda: sample_fact_set(PAIRS, 0), "num_facts"),
     (lambda: sample_fact_set(EmbeddingPairs(X[:, :4], Y, "s"), 5), "one width"),
-    (lambda: sample_fact_set(EmbeddingPairs(torch.zeros(3, 6, dtype=F64), Y[:3], "s"), 2), "zero norm"),
+    (lambda: sample_fact_set(EmbeddingPairs(torch.zeros(3, 6, dtype=F64), Y[:3], "s"), 2), "is zero"),
+    (lambda: EmbeddingPairs(torch.ones(3, 6, dtype=torch.int64), Y[:3], "s"), "float32 or float64"),
+    (lambda: EmbeddingPairs(X > 0, Y, "s"), "float32 or float64"),
+    (lambda: sample_fact_set(PAIRS, 5, dtype=torch.int64), "dtype"),
+    (lambda: sample_fact_set(PAIRS, 5, dtype="float64"), "dtype"),
     (lambda: sample_fact_set(PAIRS, 5, max_cosine=1.0), "max_cosine"),
     (lambda: sample_fact_set(PAIRS, 5, max_cosine=True), "max_cosine"),
     (lambda: sample_fact_set((X, Y), 5), "EmbeddingPairs"),
@@ -91,3 +95,27 @@ def test_load_refuses_missing_file_and_missing_arrays(tmp_path):
     np.savez(tmp_path / "bad.npz", inputs=np.zeros((2, 2)))
     with pytest.raises(ValueError, match="lacks the arrays"):
         load_pairs(tmp_path / "bad.npz")
+
+
+def test_extreme_but_finite_rows_keep_their_direction():
+    x = torch.cat([X[:4] * 1e200, X[4:8] * 1e-200])
+    f = sample_fact_set(EmbeddingPairs(x, Y[:8], "extreme"), 8, seed=0)
+    torch.testing.assert_close(torch.linalg.vector_norm(f.keys, dim=1), torch.ones(8, dtype=F64))
+
+
+def test_grad_tensors_are_stored_detached():
+    p = EmbeddingPairs(X.clone().requires_grad_(), Y, "g")
+    assert not p.inputs.requires_grad
+
+
+def test_save_and_load_refuse_what_is_not_a_pairs_file(tmp_path):
+    (tmp_path / "d.npz").mkdir()
+    with pytest.raises(ValueError, match="is a folder"):
+        save_pairs(PAIRS, tmp_path / "d.npz")
+    assert save_pairs(PAIRS, tmp_path / "x.NPZ").name == "x.NPZ"
+    (tmp_path / "t.npz").write_text("not numpy")
+    with pytest.raises(ValueError, match="not a .npz"):
+        load_pairs(tmp_path / "t.npz")
+    np.savez(tmp_path / "s.npz", inputs=X.numpy(), outputs=Y.numpy(), source=np.array(["a", "b"]))
+    with pytest.raises(ValueError, match="one string"):
+        load_pairs(tmp_path / "s.npz")

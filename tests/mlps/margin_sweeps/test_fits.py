@@ -132,6 +132,21 @@ def test_fit_statistics_sweep_along_F_recovers_eq44():
         MS.fit_statistics_sweep(fr.drop(columns="kappa"), "both", ("C_s",), by="F")
 
 
+def test_power_baseline_recovers_its_curve_and_refuses_bad_frames():
+    F = np.repeat([4.0, 8, 16, 32, 64, 128], 3)
+    noise = 0.01 * np.random.default_rng(0).standard_normal(F.size)
+    fr = pd.DataFrame({"F": F, "gamma_min": 0.5 - 0.02 * F ** 1.3 + noise})
+    fit = MS.fit_power_baseline(fr)
+    assert fit.c == pytest.approx(1.3, abs=0.05) and fit.r2_means > 0.999
+    assert len(fit.means) == 6
+    with pytest.raises(ValueError, match="lacks the column"):
+        MS.fit_power_baseline(fr.drop(columns="gamma_min"))
+    with pytest.raises(ValueError, match="positive"):
+        MS.fit_power_baseline(fr.assign(F=-fr.F))
+    with pytest.raises(ValueError, match="four runs"):
+        MS.fit_power_baseline(fr.head(3))
+
+
 def _noisy_frame(a, b, C=None):
     rows = []
     for rep, clean in enumerate((0.2, 0.25, 0.3)):

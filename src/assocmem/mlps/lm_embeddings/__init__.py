@@ -30,6 +30,6 @@ from assocmem.mlps.lm_embeddings.hf import (
     mid_layer,
     token_blocks,
 )
-from assocmem.mlps.lm_embeddings.pairs import PAIR_NORM_FLOOR, EmbeddingPairs, load_pairs, sample_fact_set, save_pairs
+from assocmem.mlps.lm_embeddings.pairs import EmbeddingPairs, load_pairs, sample_fact_set, save_pairs
 
 __all__ = [*pairs.__all__, *editing_lm.__all__, *hf.__all__]

@@ -50,11 +50,13 @@ def distinct_prefix_rows(tokens: torch.Tensor, seen: set | None = None) -> torch
     Raises
     ------
     ValueError
-        Not a 2-D integer tensor.
+        Not a 2-D integer tensor, or a ``seen`` that is not a set.
     """
     if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2 or tokens.is_floating_point() \
             or tokens.is_complex() or tokens.dtype == torch.bool:
         raise ValueError(f"tokens must be a 2-D integer tensor; got {getattr(tokens, 'shape', type(tokens))}")
+    if seen is not None and not isinstance(seen, set):
+        raise ValueError(f"seen must be a set of prefixes (tuples of ids); got {type(seen).__name__}")
     rows = tokens.tolist()
     seen = set() if seen is None else seen
     keep = []

@@ -79,7 +79,8 @@ def load_causal_lm(path, *, dtype: torch.dtype = torch.float32, device="cpu"):
     FileNotFoundError
         ``path`` is not an existing folder (the reader must download the weights beforehand).
     ValueError
-        ``path`` is not a str or path, or ``dtype`` is not a floating torch dtype.
+        ``path`` is not a str or path, ``dtype`` is not a floating torch dtype, or ``device`` does
+        not name a torch device (checked before the weights are read).
     OSError
         From ``transformers``: the folder holds no loadable model.
     """
@@ -87,6 +88,10 @@ def load_causal_lm(path, *, dtype: torch.dtype = torch.float32, device="cpu"):
         raise ValueError(f"path must be a folder path (str or os.PathLike); got {path!r}")
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise ValueError(f"dtype must be a floating torch.dtype; got {dtype!r}")
+    try:
+        target = torch.device(device)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(f"device must name a torch device (e.g. 'cpu', 'cuda'); got {device!r}") from err
     folder = Path(path)
     if not folder.is_dir():
         raise FileNotFoundError(
@@ -95,7 +100,7 @@ def load_causal_lm(path, *, dtype: torch.dtype = torch.float32, device="cpu"):
     from transformers import AutoModelForCausalLM
 
     model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, dtype=dtype)
-    return model.to(device).eval()
+    return model.to(target).eval()
 
 
 def decoder_layers(model) -> torch.nn.ModuleList:
@@ -282,7 +287,8 @@ def capture_mlp_pairs(model, batches, *, layer: int | None = None, max_pairs: in
     max_pairs : int, default 500,000
         ``N``, the most rows kept (seed 001: 500,000). Fewer are returned if the stream ends first.
     device : str or torch.device, optional
-        Where the batches run; default the device of the model's parameters.
+        Where the batches run: the device of the model's parameters (the default); another
+        device is refused.
     dtype : torch.dtype, default torch.float32
         Stored dtype, float32 or float64 (500,000 pairs of width 1024 take 4 GB in float32).
 
@@ -323,7 +329,18 @@ def capture_mlp_pairs(model, batches, *, layer: int | None = None, max_pairs: in
     vocab_size = getattr(config, "vocab_size", None)
     if vocab_size is None:
         vocab_size = model.get_input_embeddings().num_embeddings
-    run_on = torch.device(device) if device is not None else next(model.parameters()).device
+    home = next(model.parameters()).device
+    if device is None:
+        run_on = home
+    else:
+        try:
+            run_on = torch.device(device)
+        except (RuntimeError, TypeError) as err:
+            raise ValueError(f"device must name a torch device; got {device!r}") from err
+        if run_on.type != home.type or (run_on.index is not None and home.index is not None
+                                        and run_on.index != home.index):
+            raise ValueError(f"device {run_on} differs from the model's ({home}); move the model "
+                             "there first (model.to(device))")
 
     seen: dict[str, torch.Tensor] = {}
 

@@ -30,14 +30,11 @@ import numpy as np
 import torch
 
 from assocmem._checks import as_int, as_real, seed_int
+from assocmem.dtypes import check_float_dtype
 from assocmem.mlps._checks import float_tensor
 from assocmem.mlps.facts import FactSet
 
-__all__ = ["EmbeddingPairs", "save_pairs", "load_pairs", "sample_fact_set", "PAIR_NORM_FLOOR"]
-
-#: Captured rows whose input or output norm is at most this are refused by :func:`sample_fact_set`
-#: (a zero vector has no direction to put on the sphere).
-PAIR_NORM_FLOOR = 1e-12
+__all__ = ["EmbeddingPairs", "save_pairs", "load_pairs", "sample_fact_set"]
 
 
 @dataclass(frozen=True)
@@ -56,9 +53,10 @@ class EmbeddingPairs:
     Raises
     ------
     ValueError
-        Not 2-D tensors, different numbers of rows, ``N = 0`` or a zero width, non-finite
-        entries, a dtype other than float32/float64, different dtypes or devices, or a
-        ``source`` that is not a non-empty string.
+        Not 2-D floating tensors (integer and boolean tensors are refused), different numbers of
+        rows, ``N = 0`` or a zero width, non-finite entries, a dtype other than float32/float64,
+        different dtypes or devices, or a ``source`` that is not a non-empty string. Tensors that
+        require grad are stored detached.
     """
 
     inputs: torch.Tensor
@@ -66,6 +64,9 @@ class EmbeddingPairs:
     source: str
 
     def __post_init__(self) -> None:
+        for name, z in (("inputs", self.inputs), ("outputs", self.outputs)):
+            if isinstance(z, torch.Tensor) and not z.is_floating_point():
+                raise ValueError(f"{name} must be a float32 or float64 tensor; got dtype {z.dtype}")
         x = float_tensor(self.inputs, "inputs", ndim=2, min_rows=1)
         y = float_tensor(self.outputs, "outputs", ndim=2, min_rows=1)
         if x.shape[0] != y.shape[0]:
@@ -77,8 +78,8 @@ class EmbeddingPairs:
                              f"and {y.dtype} on {y.device}")
         if not isinstance(self.source, str) or not self.source.strip():
             raise ValueError(f"source must be a non-empty string; got {self.source!r}")
-        object.__setattr__(self, "inputs", x)
-        object.__setattr__(self, "outputs", y)
+        object.__setattr__(self, "inputs", x.detach())
+        object.__setattr__(self, "outputs", y.detach())
 
     def __len__(self) -> int:
         return int(self.inputs.shape[0])
@@ -105,13 +106,15 @@ def save_pairs(pairs: EmbeddingPairs, path) -> Path:
     Raises
     ------
     ValueError
-        ``pairs`` is not an :class:`EmbeddingPairs`.
+        ``pairs`` is not an :class:`EmbeddingPairs`, or ``path`` is a folder.
     """
     if not isinstance(pairs, EmbeddingPairs):
         raise ValueError(f"pairs must be EmbeddingPairs; got {type(pairs).__name__}")
     path = Path(path)
-    if path.suffix != ".npz":
+    if path.suffix.lower() != ".npz":
         path = path.with_name(path.name + ".npz")
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder; give a file name")
     path.parent.mkdir(parents=True, exist_ok=True)
     np.savez(path, inputs=pairs.inputs.detach().cpu().numpy(), outputs=pairs.outputs.detach().cpu().numpy(),
              source=np.array(pairs.source))
@@ -137,19 +140,31 @@ def load_pairs(path, max_pairs: int | None = None) -> EmbeddingPairs:
     FileNotFoundError
         No file at ``path``.
     ValueError
-        A file without ``inputs`` and ``outputs`` arrays, arrays :class:`EmbeddingPairs` refuses,
-        or a ``max_pairs`` that is not an integer ``>= 1``.
+        A file that is not a ``.npz``, one without ``inputs`` and ``outputs`` arrays or with a
+        ``source`` that is not one string, arrays :class:`EmbeddingPairs` refuses, or a
+        ``max_pairs`` that is not an integer ``>= 1``.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no captured pairs at {path} (write them with save_pairs)")
-    with np.load(path, allow_pickle=False) as data:
+    stop = None if max_pairs is None else as_int(max_pairs, "max_pairs", minimum=1)
+    try:
+        data = np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as err:
+        raise ValueError(f"{path} is not a .npz of captured pairs ({err})") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError(f"{path} is a single .npy array, not a .npz of captured pairs")
+    with data:
         missing = {"inputs", "outputs"} - set(data.files)
         if missing:
             raise ValueError(f"{path} lacks the arrays {sorted(missing)}")
-        stop = None if max_pairs is None else as_int(max_pairs, "max_pairs", minimum=1)
         x, y = np.asarray(data["inputs"])[:stop], np.asarray(data["outputs"])[:stop]
-        source = str(data["source"]) if "source" in data.files else path.name
+        source = path.name
+        if "source" in data.files:
+            raw = np.asarray(data["source"])
+            if raw.ndim != 0:
+                raise ValueError(f"{path}: 'source' must be one string; got an array of shape {raw.shape}")
+            source = str(raw)
     return EmbeddingPairs(torch.from_numpy(np.ascontiguousarray(x)), torch.from_numpy(np.ascontiguousarray(y)), source)
 
 
@@ -188,12 +203,16 @@ def sample_fact_set(pairs: EmbeddingPairs, num_facts: int, seed: int = 0, *,
     Raises
     ------
     ValueError
-        ``F`` outside ``[1, N]``, ``d_in != d_out``, a drawn row with (near) zero norm, a
+        ``F`` outside ``[1, N]``, ``d_in != d_out``, a drawn row that is zero, a dtype other than
+        float32/float64, a
         ``max_cosine`` outside ``(-1, 1)``, fewer than ``F`` pairs that satisfy it, or a bad
         seed or dtype.
     """
     if not isinstance(pairs, EmbeddingPairs):
         raise ValueError(f"pairs must be EmbeddingPairs; got {type(pairs).__name__}")
+    if not isinstance(dtype, torch.dtype):
+        raise ValueError(f"dtype must be torch.float32 or torch.float64; got {dtype!r}")
+    check_float_dtype(dtype, "dtype")
     F = as_int(num_facts, "num_facts", minimum=1)
     if F > len(pairs):
         raise ValueError(f"num_facts = {F} exceeds the {len(pairs)} captured pairs")
@@ -217,11 +236,13 @@ def _unit_rows(pairs: EmbeddingPairs, rows: np.ndarray, dtype) -> tuple[torch.Te
     out = []
     for name, z in (("input", pairs.inputs), ("output", pairs.outputs)):
         z = z.index_select(0, index).to(dtype)
-        norms = torch.linalg.vector_norm(z, dim=1, keepdim=True)
-        small = torch.nonzero(norms[:, 0] <= PAIR_NORM_FLOOR)
-        if small.numel():
-            raise ValueError(f"captured {name} row {int(rows[int(small[0])])} has zero norm: it has no direction")
-        out.append(z / norms)
+        # scale each row by its largest entry first: no overflow for huge rows, no underflow for tiny ones
+        peak = z.abs().amax(dim=1, keepdim=True)
+        zero = torch.nonzero(peak[:, 0] == 0)
+        if zero.numel():
+            raise ValueError(f"captured {name} row {int(rows[int(zero[0])])} is zero: it has no direction")
+        z = z / peak
+        out.append(z / torch.linalg.vector_norm(z, dim=1, keepdim=True))
     return out[0], out[1]
 
 

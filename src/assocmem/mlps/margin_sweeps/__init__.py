@@ -24,9 +24,9 @@ Map
 :mod:`~assocmem.mlps.margin_sweeps.fits`
     The analysis of the stored rows: :func:`seed_means`, the theory-curve fits
     :func:`fit_isotropic_sweep`, :func:`fit_spike_sweep`, :func:`fit_statistics_sweep`,
-    :func:`fit_noisy_sweep` (a
-    :class:`SweepFit`; :data:`EQ9_SPECS`, :data:`EQ56_SPECS`, :data:`SPIKE_FREE`,
-    :func:`statistics_from_frame`), the noisy-query diagnostics :func:`noisy_curvature` (a
+    :func:`fit_noisy_sweep` (each a :class:`SweepFit`; :data:`EQ9_SPECS`, :data:`EQ56_SPECS`,
+    :data:`SPIKE_FREE`, :func:`statistics_from_frame`), the geometry-free baseline
+    :func:`fit_power_baseline` (a :class:`BaselineFit`), the noisy-query diagnostics :func:`noisy_curvature` (a
     :class:`Curvature`) and :func:`smallest_noisy_constant`, and :func:`log2_slope`.
 :mod:`~assocmem.mlps.margin_sweeps.agreement`
     The live-against-stored check: :func:`live_check`, :func:`compare_overlap`,
@@ -88,6 +88,8 @@ from assocmem.mlps.margin_sweeps.fits import (
     fit_noisy_sweep,
     fit_spike_sweep,
     fit_statistics_sweep,
+    fit_power_baseline,
+    BaselineFit,
     log2_slope,
     noisy_curvature,
     seed_means,

@@ -30,6 +30,8 @@ __all__ = [
     "fit_isotropic_sweep",
     "fit_spike_sweep",
     "fit_statistics_sweep",
+    "fit_power_baseline",
+    "BaselineFit",
     "fit_noisy_sweep",
     "seed_means",
     "statistics_from_frame",
@@ -300,6 +302,68 @@ def fit_statistics_sweep(frame: pd.DataFrame, theory: str, free: Sequence[str], 
     cov = {k: np.asarray(cov[k], dtype=float) for k in M.THEORY_FORMS[theory].covariates}
     fit = M.fit_theory_curve(theory, frame["gamma_min"].to_numpy(), cov, free=tuple(free))
     return _sweep_fit(fit, frame, by, "gamma_min", fit(**cov))
+
+
+@dataclass(frozen=True)
+class BaselineFit:
+    """A geometry-free curve ``gamma = a - b x^c`` fitted to a sweep (:func:`fit_power_baseline`)."""
+
+    a: float
+    b: float  # >= 0
+    c: float  # in [0, 4]
+    r2_runs: float  # R^2 over every run
+    r2_means: float  # R^2 of the seed means against the curve at each value of the control
+    means: pd.DataFrame  # per value of the control: gamma_min and the curve, averaged over seeds
+
+
+def fit_power_baseline(frame: pd.DataFrame, by: str = "F") -> BaselineFit:
+    """Least-squares fit of ``gamma_min = a - b x^c`` (three constants, no theory) along ``by``.
+
+    A baseline for the theory fits: eq. 9 also has three constants, and a bound "tracks" the
+    margin in a sense that means something only if it fits better than a curve that knows
+    nothing of the keys, the values or the width (chapter 17). Fitted to every run by
+    :func:`scipy.optimize.curve_fit` (trust region, ``b >= 0``, ``0 <= c <= 4``), started from
+    ``a`` the mean margin at the smallest ``x``, ``b = 0.01``, ``c = 1``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows with ``gamma_min`` and the column ``by`` (positive values).
+    by : str, default "F"
+
+    Returns
+    -------
+    BaselineFit
+
+    Raises
+    ------
+    ValueError
+        Missing columns, non-positive or non-finite ``by``, non-finite margins, or fewer than
+        four runs (three constants need more).
+    """
+    from scipy.optimize import curve_fit
+
+    for col in (by, "gamma_min"):
+        if col not in frame.columns:
+            raise ValueError(f"the frame lacks the column {col!r}")
+    x = real_array(frame[by].to_numpy(dtype=float), by)
+    y = real_array(frame["gamma_min"].to_numpy(dtype=float), "gamma_min")
+    if np.any(x <= 0):
+        raise ValueError(f"{by} must be positive")
+    if x.size < 4:
+        raise ValueError(f"a three-constant fit needs at least four runs; got {x.size}")
+
+    def curve(x, a, b, c):
+        return a - b * x ** c
+
+    start = (float(y[x == x.min()].mean()), 0.01, 1.0)
+    (a, b, c), _ = curve_fit(curve, x, y, p0=start, bounds=([-np.inf, 0.0, 0.0], [np.inf, np.inf, 4.0]),
+                             method="trf", maxfev=20000)
+    pred = curve(x, a, b, c)
+    work = pd.DataFrame({by: x, "gamma_min": y, "predicted": pred})
+    means = seed_means(work, by, ["gamma_min", "predicted"])
+    return BaselineFit(a=float(a), b=float(b), c=float(c), r2_runs=M.r_squared(y, pred),
+                       r2_means=M.r_squared(means["gamma_min"], means["predicted"]), means=means)
 
 
 def fit_noisy_sweep(frame: pd.DataFrame) -> SweepFit:
