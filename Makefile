@@ -103,7 +103,7 @@ sync: $(STAMP)
 # Every benchmarked fast path against its plain reference, timed interleaved in one process under
 # three conditions (1 thread; 2 threads; 2 threads with one busy background process that the script
 # starts and stops): ratios, fractions of the same run's GEMM rate, and the load during each block.
-# About 5 min on 2 cores; BENCH_ARGS=--quick for under 2 min. The per-topic scripts
+# About 2 min on 2 idle cores (longer under load); BENCH_ARGS=--quick for less. The per-topic scripts
 # benchmarks/bench_*.py give absolute figures for one machine (run them one by one).
 BENCH_ARGS ?=
 bench: $(STAMP)
