@@ -1,9 +1,15 @@
 """The fact-editing sweep of seed 001 (Sec. 5.2, App. A.4.5, Table 1, Figs. 8 and 9): ``fact_editing``.
 
-One point per **fact expert** ``(expert, m)``: the base language model is trained around a frozen
-expert of that kind and width (:func:`assocmem.mlps.editing.training.base_model`), then, for each
+One point per **fact expert** ``(expert, m)`` and **training** ``r`` (``0 .. trainings - 1``):
+the base language model is trained around a frozen expert of that kind and width (:func:`assocmem.mlps.editing.training.base_model`), then, for each
 edit fraction (2, 5 and 10 % of the facts, :func:`~assocmem.mlps.editing.swapping.edit_assignment`),
-every editor is scored on the same edit (:class:`~assocmem.mlps.editing.evaluation.EditEvaluation`):
+every editor is scored on the same edit (:class:`~assocmem.mlps.editing.evaluation.EditEvaluation`).
+The trainings of one expert share its fact set and edit assignments and differ in the model's
+initialisation and the batch order (and so in the expert's own GD training): a trained model is a
+sample, and the spread between trainings is what a rerun on another CPU, whose rounding sends
+the training elsewhere, is checked against (:func:`assocmem.sweeps.check_spread`). Training 0
+uses the seeds the sweep used before it had trainings.
+
 
 * ``swap``: MLP swapping, a new expert of the same kind, width and seed built for the whole
   post-edit fact set and swapped in (:func:`~assocmem.mlps.editing.swapping.mlp_swap`);
@@ -62,7 +68,7 @@ class FactEditingConfig:
     Raises
     ------
     ValueError
-        On construction: sizes that are not positive integers (``num_facts >= 50``), an odd
+        On construction: sizes that are not positive integers (``num_facts >= 50``, ``trainings``), an odd
         ``d``, unknown experts, fractions outside ``(0, 0.5]``, empty or non-positive grids, a bad
         dtype or seed.
     """
@@ -88,11 +94,13 @@ class FactEditingConfig:
     alphaedit_rel_tol: tuple[float, ...] = (1e-3, 1e-2, 1e-1)
     alphaedit_clip_norm: tuple[float, ...] = (0.0,)
     dtype: str = "float32"
+    trainings: int = 3  # independent trainings per expert (seeds of the model and the batch order)
     seed: int = 0
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
         as_int(self.num_facts, "num_facts", minimum=50)
+        positive_int("trainings", self.trainings)
         as_int(self.d, "d", minimum=2)
         if self.d % 2:
             raise ValueError(f"d must be even; got {self.d}")
@@ -129,7 +137,7 @@ class FactEditingConfig:
         seed_int(self.seed)
 
 
-_CPU_NOTE = ("reduced from the source's setup to fit about half an hour of one CPU core: ")
+_CPU_NOTE = ("reduced from the source's setup to fit about half an hour of one CPU core per training: ")
 
 FACT_EDITING_PRESETS = {
     "quick": FactEditingConfig(
@@ -152,7 +160,8 @@ FACT_EDITING_PRESETS = {
                "lambda reaching down to 0.05 and AlphaEdit's relative tolerance up to 0.97 so that no "
                "score-best setting sits at a grid edge it could move past; lambda goes low because "
                "the preserved-key moment it weights is an average whose per-direction size is about "
-               "1/h of a key's, so the source's 150 at h = 512 weighs as about 40 does at h = 128",)),
+               "1/h of a key's, so the source's 150 at h = 512 weighs as about 40 does at h = 128; three "
+               "trainings per expert (the source reports one)",)),
     "paper": FactEditingConfig(
         num_facts=16384, d=256, experts=(("gd_mse", 512), ("data_dependent", 1024), ("gd_ce", 512)),
         memit_steps=(25, 100), rome_steps=(10, 100)),
@@ -204,13 +213,24 @@ def editor_settings(config: FactEditingConfig) -> list[dict]:
 
 
 def fact_editing_points(config: FactEditingConfig) -> list[dict]:
-    """One point per ``(expert, m)`` of the config."""
-    return [{"expert": e, "m": int(m)} for e, m in config.experts]
+    """One point per ``(expert, m)`` of the config and training ``0 .. config.trainings - 1``."""
+    return [{"expert": e, "m": int(m), "training": r} for e, m in config.experts for r in range(config.trainings)]
 
 
 def _streams(seed: int, n: int) -> list[int]:
     state = np.random.SeedSequence(int(seed)).generate_state(n)
     return [int(s) % 2**31 for s in state]
+
+
+def _point_streams(config: FactEditingConfig, point: dict) -> tuple[int, int, int, int]:
+    """``(facts, model, train, edit)`` seeds of one point. The fact set and the edit assignments
+    come from ``(expert, m)`` alone, so every training of an expert edits the same facts; the
+    model's and the batch order's seeds are the training's own."""
+    base = {"expert": point["expert"], "m": int(point["m"])}
+    s_facts, s_model, s_train, s_edit = _streams(point_seed(config, base), 4)
+    if int(point.get("training", 0)):
+        s_model, s_train = _streams(point_seed(config, point), 2)
+    return s_facts, s_model, s_train, s_edit
 
 
 def _row(kind: str, fraction: float, setting: dict | None, metrics=None, unseen=float("nan"), **extra) -> dict:
@@ -241,7 +261,8 @@ def point_base_model(config: FactEditingConfig, point: dict, device="cpu"):
     ----------
     config : FactEditingConfig
     point : dict
-        ``{"expert": name, "m": width}``, one of :func:`fact_editing_points`.
+        ``{"expert": name, "m": width, "training": r}``, one of :func:`fact_editing_points`
+        (``training`` may be left out: training 0).
     device : str or torch.device, default "cpu"
 
     Returns
@@ -251,15 +272,18 @@ def point_base_model(config: FactEditingConfig, point: dict, device="cpu"):
     Raises
     ------
     ValueError
-        A point whose expert or width is not in ``config.experts``.
+        A point whose expert or width is not in ``config.experts``, or whose training is not in
+        ``0 .. config.trainings - 1``.
     """
     from assocmem.mlps import editing as E
 
     if not isinstance(config, FactEditingConfig):
         raise ValueError(f"config must be a FactEditingConfig; got {type(config).__name__}")
-    if not isinstance(point, dict) or (point.get("expert"), point.get("m")) not in set(config.experts):
+    if (not isinstance(point, dict) or (point.get("expert"), point.get("m")) not in set(config.experts)
+            or set(point) - {"expert", "m", "training"}
+            or as_int(point.get("training", 0), "training", minimum=0) >= config.trainings):
         raise ValueError(f"point must be one of {fact_editing_points(config)}; got {point!r}")
-    s_facts, s_model, s_train, _ = _streams(point_seed(config, point), 4)
+    s_facts, s_model, s_train, _ = _point_streams(config, point)
     corpus = E.build_corpus(E.generate_book_facts(config.num_facts, seed=s_facts))
     train = E.LMTrainConfig(steps=config.lm_steps, batch_size=config.batch_size, lr=config.lr,
                             weight_decay=config.weight_decay, seed=s_train)
@@ -281,7 +305,7 @@ def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[d
     """
     from assocmem.mlps import editing as E
 
-    _, s_model, _, s_edit = _streams(point_seed(config, point), 4)
+    _, s_model, _, s_edit = _point_streams(config, point)
     expert, m = point["expert"], int(point["m"])
     corpus, model, result = point_base_model(config, point, device)
     n_train = len(corpus.train_templates)
