@@ -31,6 +31,12 @@ the same seeds as chapter 16) and captures its feed-forward block at every disti
 of its training sentences; any other string is the path of a ``.npz`` of captured pairs. A process
 captures each source once (:func:`sweep_pairs` caches them).
 
+Trainings. A trained language model is a sample: every config has ``trainings`` (the grid column
+``training``), and training ``r`` captures the pairs of ``fact_editing``'s training ``r`` of that
+expert (the same facts, another initialisation and batch order). A fact set's seed does not
+depend on the training, so the trainings are compared on the same draw protocol and seeds. A
+``.npz`` source is one model's pairs: ``trainings`` must be 1.
+
 Fact sets. :func:`assocmem.mlps.lm_embeddings.sample_fact_set`: ``F`` pairs, keys ``x_i`` and
 values ``y_i`` projected on the unit sphere, identity map. Each sweep runs two draws (the grid
 column ``draw``): ``"uniform"``, the seed's protocol (``F`` pairs uniformly without replacement),
@@ -94,7 +100,8 @@ __all__ = [
 #: :func:`assocmem.mlps.lm_embeddings.sample_fact_set`).
 DRAWS = ("uniform", "separated")
 _EDITING_PREFIX = "editing_lm:"
-_PAIRS_CACHE: dict[tuple[str, str], EmbeddingPairs] = {}
+# keys: (spec, device, training) for a trained source, (path, device, size, mtime) for a file
+_PAIRS_CACHE: dict[tuple, EmbeddingPairs] = {}
 
 
 def _check_pairs_spec(spec) -> str:
@@ -116,6 +123,20 @@ def _check_draws(draws, max_cosine) -> None:
         raise ValueError(f"max_cosine must lie in (-1, 1); got {max_cosine}")
 
 
+def _check_trainings(spec: str, trainings) -> None:
+    n = positive_int("trainings", trainings)
+    if n > 1 and not spec.startswith(_EDITING_PREFIX):
+        raise ValueError(f"trainings must be 1 for pairs read from a file (one model's pairs); got {n}")
+    if spec.startswith(_EDITING_PREFIX):
+        from assocmem._checks import lookup
+        from assocmem.mlps.editing_sweeps import FACT_EDITING_PRESETS
+
+        preset = spec.split(":")[1]
+        available = lookup(FACT_EDITING_PRESETS, preset).trainings
+        if n > available:
+            raise ValueError(f"trainings must be at most the {available} of fact_editing's {preset!r} preset; got {n}")
+
+
 def _check_grid(name: str, values) -> None:
     if not isinstance(values, tuple) or not values:
         raise ValueError(f"{name} must be a non-empty tuple; got {values!r}")
@@ -133,7 +154,7 @@ class LMMarginConfig:
     ------
     ValueError
         On construction: a bad ``pairs`` spec, an empty or unsorted ``Fs`` or one below 2, a
-        non-positive ``m`` or ``reps``, or a bad seed.
+        non-positive ``m`` or ``reps``, a bad ``trainings`` (:func:`sweep_pairs`), or a bad seed.
     """
 
     pairs: str  # "editing_lm:<preset>:<expert>" or a .npz path
@@ -142,6 +163,7 @@ class LMMarginConfig:
     reps: int = 5  # fact sets (and feature draws) per F
     draws: tuple[str, ...] = DRAWS  # "uniform" (the seed's) and/or "separated"
     max_cosine: float = 0.999  # the separated draw's largest cosine between two keys or two values
+    trainings: int = 1  # language-model trainings the pairs are captured from
     seed: int = 0
     notes: tuple[str, ...] = field(default=())
 
@@ -156,6 +178,7 @@ class LMMarginConfig:
         if list(self.ms) != sorted(set(self.ms)):
             raise ValueError(f"ms must be increasing without repeats; got {self.ms}")
         positive_int("reps", self.reps)
+        _check_trainings(self.pairs, self.trainings)
         seed_int(self.seed)
 
 
@@ -167,7 +190,7 @@ class LMCapacityConfig:
     ------
     ValueError
         On construction: a bad ``pairs`` spec, a bad ``Fs`` grid, a ``target`` outside ``(0, 1]``,
-        a bad search range or ``reps``, or a bad seed.
+        a bad search range or ``reps``, a bad ``trainings``, or a bad seed.
     """
 
     pairs: str
@@ -179,6 +202,7 @@ class LMCapacityConfig:
     lo: int = 1
     hi: int = 65536
     verify: int = 2
+    trainings: int = 1
     seed: int = 0
     notes: tuple[str, ...] = field(default=())
 
@@ -192,10 +216,11 @@ class LMCapacityConfig:
         if as_int(self.hi, "hi", minimum=1) < lo:
             raise ValueError(f"hi must be >= lo; got lo={self.lo}, hi={self.hi}")
         as_int(self.verify, "verify", minimum=0)
+        _check_trainings(self.pairs, self.trainings)
         seed_int(self.seed)
 
 
-def sweep_pairs(spec: str, device="cpu") -> EmbeddingPairs:
+def sweep_pairs(spec: str, device="cpu", training: int = 0) -> EmbeddingPairs:
     """The captured pairs a sweep config names, computed once per process and source.
 
     Parameters
@@ -208,6 +233,9 @@ def sweep_pairs(spec: str, device="cpu") -> EmbeddingPairs:
         again).
     device : str or torch.device, default "cpu"
         Where the language model trains and the pairs live.
+    training : int, default 0
+        Which of the ``fact_editing`` point's trainings (``0 .. trainings - 1`` of its preset);
+        must be 0 for a file.
 
     Returns
     -------
@@ -216,14 +244,18 @@ def sweep_pairs(spec: str, device="cpu") -> EmbeddingPairs:
     Raises
     ------
     ValueError
-        A malformed spec, an unknown preset or an expert that preset does not train.
+        A malformed spec, an unknown preset, an expert that preset does not train, or a
+        training outside the preset's (any but 0 for a file).
     FileNotFoundError
         A path with no file.
     """
     spec = _check_pairs_spec(spec)
+    training = as_int(training, "training", minimum=0)
     if spec.startswith(_EDITING_PREFIX):
-        key = (spec, str(device))
-    else:  # a file: its identity is its resolved path, size and modification time
+        key = (spec, str(device), training)
+    else:
+        if training:
+            raise ValueError(f"training must be 0 for pairs read from a file; got {training}")  # a file: its identity is its resolved path, size and modification time
         path = Path(spec).resolve()
         if not path.is_file():
             raise FileNotFoundError(f"no captured pairs at {path} (write them with save_pairs)")
@@ -243,7 +275,8 @@ def sweep_pairs(spec: str, device="cpu") -> EmbeddingPairs:
             # one thread, as chapter 16's sweep workers: training amplifies rounding, so the
             # captured pairs (and every stored row) depend on the thread count
             with torch_threads(1):
-                corpus, model, _ = point_base_model(config, {"expert": expert, "m": widths[0]}, device)
+                point = {"expert": expert, "m": widths[0], "training": training}
+                corpus, model, _ = point_base_model(config, point, device)
                 pairs = capture_editing_lm(model, corpus)
         else:
             pairs = load_pairs(spec)
@@ -301,12 +334,13 @@ class LMPairsConfig:
     ------
     ValueError
         On construction: a bad ``pairs`` spec, a ``sample`` below 2, a ``max_cosine`` outside
-        ``(-1, 1)``, or a bad seed.
+        ``(-1, 1)``, a bad ``trainings``, or a bad seed.
     """
 
     pairs: str
     sample: int = 1024  # fact-set size at which nearest-neighbour cosines are measured
     max_cosine: float = 0.999  # the separated draw's limit (as in the other two sweeps)
+    trainings: int = 1
     seed: int = 0
     notes: tuple[str, ...] = field(default=())
 
@@ -314,12 +348,13 @@ class LMPairsConfig:
         _check_pairs_spec(self.pairs)
         as_int(self.sample, "sample", minimum=2)
         _check_draws(DRAWS, self.max_cosine)
+        _check_trainings(self.pairs, self.trainings)
         seed_int(self.seed)
 
 
 def pairs_points(config: LMPairsConfig) -> list[dict]:
-    """One point per draw, ``{"draw": draw}``."""
-    return [{"draw": d} for d in DRAWS]
+    """One point per training and draw, ``{"training": r, "draw": draw}``."""
+    return [{"training": r, "draw": d} for r in range(config.trainings) for d in DRAWS]
 
 
 def pairs_point(config: LMPairsConfig, point: dict, device) -> dict:
@@ -336,7 +371,7 @@ def pairs_point(config: LMPairsConfig, point: dict, device) -> dict:
         fraction of keys (values) with a neighbour above cosine ``1 - 1e-4``,
         ``key_near_duplicate``, ``value_near_duplicate``.
     """
-    pairs = sweep_pairs(config.pairs)
+    pairs = sweep_pairs(config.pairs, training=point["training"])
     summary = pairs_summary(pairs, top=3)
     row = {"N": summary["N"], "d": summary["d"]}
     for z in ("x", "y"):
@@ -344,7 +379,7 @@ def pairs_point(config: LMPairsConfig, point: dict, device) -> dict:
         row[f"{z}_mean_abs_cos"] = summary[f"{z}_mean_abs_cos"]
         for i, v in enumerate(summary[f"{z}_top"], start=1):
             row[f"{z}_top{i}"] = float(v)
-    seed = sub_seeds(point_seed(config, point), 1)[0]
+    seed = sub_seeds(point_seed(config, {"draw": point["draw"]}), 1)[0]  # the same for every training
     limit = config.max_cosine if point["draw"] == "separated" else None
     facts = sample_fact_set(pairs, config.sample, seed=seed, max_cosine=limit)
     for name, z in (("key", facts.keys), ("value", facts.values)):
@@ -363,23 +398,25 @@ def pairs_point(config: LMPairsConfig, point: dict, device) -> dict:
 
 def _draw(config, point: dict, seed: int):
     """The fact set of one point: ``F`` captured pairs, drawn as ``point["draw"]`` says."""
-    pairs = sweep_pairs(config.pairs)
+    pairs = sweep_pairs(config.pairs, training=point["training"])
     limit = config.max_cosine if point["draw"] == "separated" else None
     return pairs, sample_fact_set(pairs, point["F"], seed=seed, max_cosine=limit)
 
 
 def _grid(config) -> list[dict]:
-    return [{"draw": d, "F": int(F), "rep": r} for d in config.draws for F in config.Fs for r in range(config.reps)]
+    return [{"training": t, "draw": d, "F": int(F), "rep": r} for t in range(config.trainings)
+            for d in config.draws for F in config.Fs for r in range(config.reps)]
 
 
 def margin_points(config: LMMarginConfig) -> list[dict]:
-    """The grid ``{"draw": draw, "m": m, "F": F, "rep": r}``, draw-major, then width, then F.
+    """The grid ``{"training": t, "draw": draw, "m": m, "F": F, "rep": r}``, training-major, then
+    draw, width and F.
 
-    A replicate ``r`` at one ``F`` draws the same fact set at every width (its seed does not
-    depend on ``m``), so the widths are compared on the same facts.
+    A replicate ``r`` at one ``F`` draws with the same seed at every width and training (its seed
+    depends on neither), so the widths are compared on the same facts.
     """
-    return [{"draw": d, "m": int(m), "F": int(F), "rep": r} for d in config.draws for m in config.ms
-            for F in config.Fs for r in range(config.reps)]
+    return [{"training": t, "draw": d, "m": int(m), "F": int(F), "rep": r} for t in range(config.trainings)
+            for d in config.draws for m in config.ms for F in config.Fs for r in range(config.reps)]
 
 
 def margin_point(config: LMMarginConfig, point: dict, device) -> dict:
@@ -411,7 +448,7 @@ def margin_point(config: LMMarginConfig, point: dict, device) -> dict:
 
 
 def capacity_points(config: LMCapacityConfig) -> list[dict]:
-    """The grid ``{"draw": draw, "F": F, "rep": r}``, draw-major then F."""
+    """The grid ``{"training": t, "draw": draw, "F": F, "rep": r}``, training-major, then draw and F."""
     return _grid(config)
 
 
@@ -425,7 +462,8 @@ def capacity_point(config: LMCapacityConfig, point: dict, device) -> dict:
         the search's record), ``method = "whitened"``, ``geometry = "lm"``, ``d``, ``target`` and
         ``n_pairs``.
     """
-    facts_seed, weight_seed = sub_seeds(point_seed(config, point), 2)
+    base = {k: point[k] for k in ("draw", "F", "rep")}  # the same seeds for every training
+    facts_seed, weight_seed = sub_seeds(point_seed(config, base), 2)
     pairs, facts = _draw(config, point, facts_seed)
     res = capacity_search(facts.to(device), "whitened", weight_seed, lo=config.lo, hi=config.hi, verify=config.verify,
                           target=config.target)
@@ -524,29 +562,34 @@ _CPU_NOTE = ("pairs captured from chapter 16's cpu base model (the book-author L
              "instead of Qwen3-0.6B-Base on WikiText (d = 1024), which cannot be downloaded here")
 
 LM_MARGIN_PRESETS = {
-    "quick": LMMarginConfig(pairs="editing_lm:quick:gd_mse", Fs=(4, 8, 16, 32), ms=(32, 256), reps=2,
+    "quick": LMMarginConfig(pairs="editing_lm:quick:gd_mse", Fs=(4, 8, 16, 32), ms=(32, 256), reps=2, trainings=3,
                             notes=("the toy LM of fact_editing's quick preset (d = 32)",)),
     "cpu": LMMarginConfig(pairs="editing_lm:cpu:gd_mse", Fs=_log_ints(4, 128, 11), ms=(64, 1024), reps=5,
-                          notes=(_CPU_NOTE + "; m = d, as the source's d = M, and m = 1024, the source's width",)),
+                          trainings=3,
+                          notes=(_CPU_NOTE + "; m = d, as the source's d = M, and m = 1024, the source's width; "
+                                 "three trainings of the language model",)),
     "paper": LMMarginConfig(pairs=_QWEN3_PATH, Fs=_log_ints(4, 128, 11), ms=(1024,), reps=5,
                             notes=("real Qwen3-0.6B-Base layer-14 pairs, which the book does not ship",)),
 }
 
 LM_CAPACITY_PRESETS = {
-    "quick": LMCapacityConfig(pairs="editing_lm:quick:gd_mse", Fs=(32, 64, 128, 256),
+    "quick": LMCapacityConfig(pairs="editing_lm:quick:gd_mse", Fs=(32, 64, 128, 256), trainings=3,
                               notes=("the toy LM of fact_editing's quick preset (d = 32)",)),
-    "cpu": LMCapacityConfig(pairs="editing_lm:cpu:gd_mse", Fs=(128, 256, 512, 1024, 2048, 4096), reps=3,
+    "cpu": LMCapacityConfig(pairs="editing_lm:cpu:gd_mse", Fs=(128, 256, 512, 1024, 2048, 4096), reps=1,
+                            trainings=3,
                             notes=(_CPU_NOTE + "; F from 2^7 to 2^12, the loads F / d^2 = 1/32 to 1 of chapter 13 "
                                    "(the source's 2^9 to 2^14 at d = 1024 are loads 1/2048 to 1/64, which at "
-                                   "d = 64 would mean F = 2 to 64); 3 fact sets per F",)),
+                                   "d = 64 would mean F = 2 to 64); three trainings of the language model, "
+                                   "one fact set per F and training",)),
     "paper": LMCapacityConfig(pairs=_QWEN3_PATH, Fs=tuple(2 ** k for k in range(9, 15)),
                               notes=("real Qwen3-0.6B-Base layer-14 pairs, which the book does not ship",)),
 }
 
 LM_PAIRS_PRESETS = {
-    "quick": LMPairsConfig(pairs="editing_lm:quick:gd_mse", sample=256,
+    "quick": LMPairsConfig(pairs="editing_lm:quick:gd_mse", sample=256, trainings=3,
                            notes=("the toy LM of fact_editing's quick preset (d = 32)",)),
-    "cpu": LMPairsConfig(pairs="editing_lm:cpu:gd_mse", notes=(_CPU_NOTE,)),
+    "cpu": LMPairsConfig(pairs="editing_lm:cpu:gd_mse", trainings=3,
+                         notes=(_CPU_NOTE + "; three trainings of the language model",)),
     "paper": LMPairsConfig(pairs=_QWEN3_PATH, notes=("real Qwen3-0.6B-Base layer-14 pairs, which the book does "
                                                       "not ship",)),
 }

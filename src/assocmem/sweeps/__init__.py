@@ -17,6 +17,7 @@ executors   serial, process pool and Ray executors
 engine      run_sweep, the driver
 search      capacity search: smallest width reaching a target accuracy
 agreement   live rows against stored rows, each result column by a stated rule
+spread      trained results: their spread over trainings, and a rerun checked against it
 
 Each Part keeps its sweeps beside its science, in modules named ``*_sweeps`` that the registry
 finds: ``assocmem.linear.demo_sweeps`` (the engine's worked example), ``assocmem.mlps.capacity_sweeps``
@@ -29,6 +30,7 @@ from assocmem.sweeps.engine import SweepError, SweepRun, environment_info, run_s
 from assocmem.sweeps.executors import EXECUTORS, Executor, ProcessExecutor, RayExecutor, SerialExecutor, TaskError, make_executor
 from assocmem.sweeps.registry import SWEEP_MODULES, all_sweeps, get_sweep, register_sweep, sweep_names, unregister_sweep
 from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_reference
+from assocmem.sweeps.spread import check_spread, prediction_half_width, training_spread
 from assocmem.sweeps.store import (
     ConfigMismatchError,
     CorruptResultsError,
@@ -44,6 +46,9 @@ from assocmem.sweeps.store import (
 __all__ = [
     "RowsDisagree",
     "check_rows",
+    "check_spread",
+    "prediction_half_width",
+    "training_spread",
     "RESERVED_COLUMNS",
     "Sweep",
     "UnknownNameError",

@@ -1,0 +1,115 @@
+"""assocmem.sweeps.spread: a live rerun of a trained result against the spread of stored trainings."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from assocmem.sweeps import RowsDisagree, check_spread, prediction_half_width, training_spread
+
+# two points, three trainings each: acc spreads at point a, agrees at point b
+STORED = pd.DataFrame({
+    "p": ["a", "a", "a", "b", "b", "b"],
+    "training": [0, 1, 2, 0, 1, 2],
+    "acc": [0.80, 0.84, 0.82, 1.0, 1.0, 1.0],
+    "loss": [0.5, 0.6, 0.7, 0.1, 0.1, 0.1],
+    "n": [10, 10, 10, 20, 20, 20],
+    "seed": [1, 2, 3, 4, 5, 6],
+})
+RULES = {"columns": {"acc": 0.01, "loss": 0.0}, "exact": ["n"], "ignore": ["seed"]}
+
+
+def _live(changes=None):
+    changes = changes or {}
+    live = STORED[STORED.training == 0].copy()
+    for (p, col), v in changes.items():
+        live.loc[live.p == p, col] = v
+    return live.drop(columns="training")
+
+
+def test_prediction_half_width_is_the_t_interval():
+    got = prediction_half_width(3, 0.02, 0.01)
+    assert math.isclose(got, stats.t.ppf(0.995, 2) * 0.02 * math.sqrt(4 / 3), rel_tol=1e-12)
+    assert prediction_half_width(3, 0.0) == 0.0
+    with pytest.raises(ValueError, match="n must be"):
+        prediction_half_width(1, 0.1)
+    with pytest.raises(ValueError, match="alpha"):
+        prediction_half_width(3, 0.1, 1.0)
+
+
+def test_the_interval_misses_a_fresh_normal_draw_with_probability_alpha():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((200_000, 4))
+    half = np.array([prediction_half_width(3, s, 0.05) for s in x[:, :3].std(1, ddof=1)])
+    miss = np.mean(np.abs(x[:, 3] - x[:, :3].mean(1)) > half)
+    assert abs(miss - 0.05) < 0.003  # 200,000 draws: standard error 0.0005
+
+
+def test_a_rerun_inside_the_spread_passes_and_reports_the_interval():
+    out = check_spread(_live({("a", "acc"): 0.86}), STORED, ["p"], **RULES)
+    row = out.set_index("column").loc["acc"]
+    assert row["rows outside"] == 0 and row["trainings"] == 3
+    assert math.isclose(row["max |live - mean|"], 0.04, rel_tol=1e-9)
+
+
+def test_a_rerun_outside_the_spread_raises():
+    half = prediction_half_width(3, 0.02) + 0.01
+    with pytest.raises(RowsDisagree, match="acc of p=a"):
+        check_spread(_live({("a", "acc"): 0.82 + half * 1.01}), STORED, ["p"], **RULES)
+
+
+def test_trainings_that_agree_leave_only_the_resolution():
+    check_spread(_live({("b", "acc"): 0.99}), STORED, ["p"], **RULES)  # one resolution step
+    with pytest.raises(RowsDisagree, match="acc of p=b"):
+        check_spread(_live({("b", "acc"): 0.98}), STORED, ["p"], **RULES)
+    with pytest.raises(RowsDisagree, match="loss of p=b"):
+        check_spread(_live({("b", "loss"): 0.1 + 1e-9}), STORED, ["p"], **RULES)
+
+
+def test_exact_columns_nan_and_inf():
+    with pytest.raises(RowsDisagree, match="n of p=a"):
+        check_spread(_live({("a", "n"): 11}), STORED, ["p"], **RULES)
+    with pytest.raises(RowsDisagree, match="loss of p=a"):
+        check_spread(_live({("a", "loss"): float("nan")}), STORED, ["p"], **RULES)
+    with pytest.raises(RowsDisagree, match="loss of p=a"):
+        check_spread(_live({("a", "loss"): float("inf")}), STORED, ["p"], **RULES)
+    stored = STORED.assign(loss=[0.5, float("nan"), 0.7, 0.1, 0.1, 0.1])
+    check_spread(_live({("a", "loss"): float("nan")}), stored, ["p"], **RULES)
+    stored = STORED.assign(loss=[float("inf")] * 3 + [0.1] * 3)
+    check_spread(_live({("a", "loss"): float("inf")}), stored, ["p"], **RULES)
+
+
+def test_too_few_trainings_or_an_unknown_point_raise():
+    with pytest.raises(RowsDisagree, match="2 stored training"):
+        check_spread(_live(), STORED[STORED.training < 2], ["p"], **RULES)
+    with pytest.raises(RowsDisagree, match="no stored trainings"):
+        check_spread(_live().assign(p=["a", "c"]), STORED, ["p"], **RULES)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"columns": {"acc": -1.0, "loss": 0.0}}, ValueError, "resolution"),
+    ({"columns": {"acc": 0.01}}, ValueError, "named by no rule"),
+    ({"columns": [("acc", 0.0)]}, TypeError, "mapping"),
+    ({"min_trainings": 1}, ValueError, "min_trainings"),
+    ({"alpha": 0.0}, ValueError, "alpha"),
+    ({"exact": ["n", "acc"]}, ValueError, "named twice"),
+])
+def test_bad_rules_are_refused(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        check_spread(_live(), STORED, ["p"], **{**RULES, **kwargs})
+
+
+def test_a_stored_point_with_a_training_twice_is_refused():
+    with pytest.raises(ValueError, match="twice"):
+        check_spread(_live(), pd.concat([STORED, STORED.iloc[:1]]), ["p"], **RULES)
+
+
+def test_training_spread_summarises_each_point():
+    out = training_spread(STORED, "p", ["acc", "loss"]).set_index(["p", "column"])
+    assert out.loc[("a", "acc"), "trainings"] == 3
+    assert math.isclose(out.loc[("a", "acc"), "sd"], 0.02, rel_tol=1e-9)
+    assert (out.loc[("b", "acc"), "min"], out.loc[("b", "acc"), "max"]) == (1.0, 1.0)
