@@ -1,7 +1,7 @@
 # How Much Can a Matrix Remember? -- build and test.
 #
 #   make book   executes every chapter from a fresh kernel and builds the HTML in _build/html
-#   make test   unit tests, notebook contract tests, nbval on every chapter (in two
+#   make test   unit tests, notebook contract tests, nbval on every chapter (in three
 #               floating-point configurations), then the browser check (make browser)
 #   make browser  the book built from the committed outputs (no execution) and read in headless
 #               Chromium at 1280 and 390 px; the chapters' maths under KaTeX and MathJax. Needs
@@ -27,13 +27,26 @@ NBVAL = $(BIN)/python -m pytest --nbval $(NOTEBOOKS) --nbval-sanitize-with tests
 # changes how sums are associated and so the last digits of float64 results; the committed
 # outputs must pass nbval under both configurations.
 PORTABLE_ENV := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+# A third configuration: a reader's x86-64 CPU with AVX2 but no AVX-512 (most laptops), on a CPU
+# that has AVX-512. ATen's AVX2 kernels (torch.backends.cpu.get_cpu_capability() reports "AVX2")
+# and MKL's AVX2 code path; all cores. Under it, nbval on every chapter and the unit tests that
+# recompute a committed point (a training here ends elsewhere than on the machine that stored
+# it, so these tests check trained results against the spread of the stored trainings). On a
+# CPU without AVX2 (ARM64, say) the step says so and is skipped; on one without AVX-512 it
+# repeats the default configuration.
+AVX2_ENV := ATEN_CPU_CAPABILITY=avx2 MKL_CBWR=AVX2
+RECOMPUTE_TESTS := tests/mlps/test_editing_sweeps.py tests/mlps/test_lm_embedding_sweeps.py \
+	tests/mlps/test_transformer_sweeps.py tests/mlps/test_capacity_sweeps.py \
+	tests/mlps/test_capacity_replicate_sweeps.py tests/sdm/test_trained_sweeps.py \
+	tests/sdm/test_convergence_sweeps.py tests/compare/test_table_sweeps.py
+HAS_AVX2 := $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo yes)
 STAMP := $(VENV)/.installed
 
 # Progress bars and other interactive output stay silent in the book build and under test.
 export ASSOCMEM_QUIET := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: all book test unit nbval nbval-portable browser venv bench sync clean
+.PHONY: all book test unit nbval nbval-portable nbval-avx2 browser venv bench sync clean
 
 all: test
 
@@ -61,12 +74,14 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . -W --keep-going --builder html
 	@echo "The book is in _build/html/index.html"
 
-# Unit and contract tests, then nbval twice: in this machine's default configuration and in the
-# portable one above (both must pass against the same committed outputs), then the browser check.
+# Unit and contract tests, then nbval three times: in this machine's default configuration, the
+# portable one and the AVX2 one above (all must pass against the same committed outputs), then
+# the browser check.
 test: $(STAMP)
 	$(BIN)/python -m pytest tests $(PYTEST_ARGS)
 	$(NBVAL)
 	$(PORTABLE_ENV) $(NBVAL)
+	$(MAKE) nbval-avx2
 	$(MAKE) browser
 
 # The npm packages of the browser check (MathJax served to Chromium, KaTeX for the Colab test),
@@ -95,6 +110,16 @@ nbval: $(STAMP)
 
 nbval-portable: $(STAMP)
 	$(PORTABLE_ENV) $(NBVAL)
+
+# The AVX2 configuration: every chapter under nbval, then the tests that recompute committed points.
+nbval-avx2: $(STAMP)
+ifeq ($(HAS_AVX2),yes)
+	$(AVX2_ENV) $(BIN)/python -c "import torch; c = torch.backends.cpu.get_cpu_capability(); assert c == 'AVX2', c"
+	$(AVX2_ENV) $(NBVAL)
+	$(AVX2_ENV) $(BIN)/python -m pytest $(RECOMPUTE_TESTS) -p no:cacheprovider $(PYTEST_ARGS)
+else
+	@echo "nbval-avx2: this CPU has no AVX2; the AVX2 configuration is skipped"
+endif
 
 # Re-execute every chapter in place (after editing its .md twin) so the committed .ipynb carries fresh outputs.
 sync: $(STAMP)

@@ -181,3 +181,14 @@ def test_infinities_show_as_the_infinity_sign_everywhere():
     assert out.frame["F"].tolist() == ["∞", "-∞", "2.0"]
     assert "inf" not in repr(out) and "inf" not in out._repr_html_()
     assert D.frame(pd.DataFrame({"F": [np.inf]}))["F"].tolist() == ["∞"]
+
+
+def test_range_text_shows_mean_and_ends_over_trainings():
+    from assocmem.display import range_text
+
+    assert range_text([0.94, 0.95, 0.962], ".3f") == "0.951 (0.940 to 0.962)"
+    assert range_text([1.0, 1.0, 0.99999], ".3f") == "1.000 (all)"
+    assert range_text([float("nan"), 0.5], ".2f") == "0.50"
+    assert range_text([], ".2f") == "-"
+    with pytest.raises(TypeError):
+        range_text([True, 1.0])

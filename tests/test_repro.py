@@ -206,7 +206,8 @@ def test_collect_reads_rows_back_and_counts_them(tmp_path):
     assert len(collect([p1], summaries=True)) == 10
     counts = verdict_counts(rows)
     assert counts.loc["total"].to_dict() == {
-        "claims reproduced": 1, "claims that differ": 1, "outside claims reproduced": 1,
+        "claims reproduced": 1, "claims that differ": 1, "claims mixed over trainings": 0,
+        "outside claims reproduced": 1,
         "outside claims that differ": 0, "not comparable": 1, "sanity checks": 1}
     dup = _notebook(tmp_path, "02-dup.ipynb", [a, a])
     with pytest.raises(ValueError, match="share the anchor"):
@@ -269,3 +270,30 @@ def test_a_blank_claim_is_refused(claim):
     with pytest.raises(ValueError, match="claim must say what is compared"):
         t.add(claim, seed=1.0, ours=1.0, tol=0.1)
     assert t.rows == []
+
+
+def test_a_claim_over_trainings_is_decided_by_every_training():
+    t = ReproductionTable("Trainings")
+    assert t.add("all", seed=1.0, ours="1.0 (3 trainings)", holds=[True, True, True]).verdict == "reproduced"
+    assert t.add("none", seed=1.0, ours="x", holds=(False, False, False), expect="differs",
+                 note="why").verdict == "differs"
+    some = t.add("some", seed=1.0, ours="x", holds=[True, False, True], expect="mixed", note="2 of 3")
+    assert some.verdict == "mixed" and some.holds == (True, False, True)
+    assert t.records()[2]["tolerance"] == "holds in 2 of 3 trainings"
+    t.check()
+    with pytest.raises(ReproductionError):
+        ReproductionTable("T", rows=[Check("c", 1.0, "x", holds=(True, False))]).check()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"holds": [True]}, "at least two"),
+    ({"holds": "yes"}, "sequence of bools"),
+    ({"holds": [True, "no"]}, "holds"),
+    ({"holds": [True, True], "passed": True}, "alone"),
+    ({"holds": [True, True], "kind": "sanity"}, "passed="),
+    ({"passed": True, "expect": "mixed", "note": "n"}, "only a row over trainings"),
+    ({"holds": [True, False], "expect": "mixed"}, "note"),
+])
+def test_bad_rows_over_trainings_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        Check("c", 1.0, "x", **kwargs)

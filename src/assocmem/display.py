@@ -53,6 +53,7 @@ __all__ = [
     "frame",
     "glue",
     "output_problems",
+    "range_text",
     "rounded",
     "tabulate",
     "Table",
@@ -255,6 +256,40 @@ def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing:
     r = rounded(x, spec)
     text = format(r, spec)
     return "0" if _is_negative_zero_text(text) else text
+
+
+def range_text(values, spec: str = DEFAULT_SPEC) -> str:
+    """A quantity measured over several trainings (or draws): ``"mean (min to max)"``.
+
+    Parameters
+    ----------
+    values : sequence of numbers
+        One value per training; NaN values are left out.
+    spec : str, default ``".4g"``
+        As for :func:`fmt`, applied to the mean and both ends.
+
+    Returns
+    -------
+    str
+        ``"0.953 (0.941 to 0.962)"``; one value alone prints as :func:`fmt` does; when the ends
+        print alike, only the mean is shown with ``"(all)"``, e.g. ``"1.000 (all)"``; no value
+        prints as ``"-"``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`fmt` does for a bad value or spec.
+    """
+    x = np.asarray([float(_number(v)) for v in values], dtype=float)
+    x = x[~np.isnan(x)]
+    if len(x) == 0:
+        return fmt(None, spec)
+    if len(x) == 1:
+        return fmt(float(x[0]), spec)
+    lo, hi = fmt(float(x.min()), spec), fmt(float(x.max()), spec)
+    if lo == hi:
+        return f"{lo} (all)"
+    return f"{fmt(float(x.mean()), spec)} ({lo} to {hi})"
 
 
 def _big_int(x: int) -> str:

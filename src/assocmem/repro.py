@@ -6,7 +6,10 @@ kinds (``kind=``):
 ``"claim"``
     A verdict on a source's claim, which could come out either way: ``"reproduced"`` when our
     value is within the tolerance of the source's (or the yes-or-no check holds), ``"differs"``
-    when it is not (the chapter says why). The row states the verdict it *expects*.
+    when it is not (the chapter says why). The row states the verdict it *expects*. A claim about
+    a trained model is a statement about its trainings (``holds=``, one yes-or-no per training):
+    ``"reproduced"`` when it holds in every training, ``"differs"`` in none, and ``"mixed"`` when
+    it holds in some trainings and not in others (the note says in how many).
 ``"sanity"``
     A check of our own code or of a result the book derives itself. Its verdict is
     ``"sanity: ok"``; when the check fails it is ``"sanity: failed"`` and the build fails. Sanity
@@ -69,8 +72,8 @@ Verdict = Literal["reproduced", "differs", "not comparable", "sanity: ok", "sani
 KINDS = ("claim", "sanity", "not comparable")
 #: Where a row's claim comes from: the seeds, or outside them (authors' code, a figure, a paper).
 ORIGINS = ("seed", "outside")
-_CLAIM_VERDICTS = ("reproduced", "differs")
-_VERDICTS = ("reproduced", "differs", "not comparable", "sanity: ok", "sanity: failed", "invalid")
+_CLAIM_VERDICTS = ("reproduced", "differs", "mixed")
+_VERDICTS = ("reproduced", "differs", "not comparable", "mixed", "sanity: ok", "sanity: failed", "invalid")
 #: The output-metadata key under which :meth:`ReproductionTable.show` stores its rows.
 METADATA_KEY = "assocmem.repro"
 
@@ -113,7 +116,7 @@ class Check:
         Where the source states the claim (section, equation, figure); for ``origin="outside"``,
         where the material comes from (``"authors' code (SDM_Circ_Inter_Funcs.py)"``,
         ``"read off Fig. 16"``).
-    expect : {"reproduced", "differs", "not comparable"} or None
+    expect : {"reproduced", "differs", "mixed", "not comparable"} or None
         The verdict this row must reach. ``None`` (the default) means ``"reproduced"`` for a
         claim, ``"sanity: ok"`` for a sanity check and ``"not comparable"`` for a row of that
         kind; after construction the attribute holds the resolved verdict.
@@ -123,6 +126,10 @@ class Check:
     passed : bool or None
         For rows without a tolerance: whether our computation confirms the claim. Not together
         with ``tol`` (a check against a tolerance is ``tol=`` with numeric ``seed``/``ours``).
+    holds : sequence of bool or None
+        For a claim about a trained model: whether the claim holds in each training (at least
+        two). Decides the verdict (all: ``"reproduced"``, none: ``"differs"``, some:
+        ``"mixed"``); not together with ``tol`` or ``passed``. After construction a tuple.
     below : float or None
         Show ``ours`` as the bound ``"< below"`` (a rounding-level value; :mod:`assocmem.display`).
         By default a row whose absolute ``tol`` is at most :data:`ROUNDING_LEVEL` shows a value
@@ -166,6 +173,7 @@ class Check:
     below: float | None = None
     kind: Kind | None = None
     origin: str = "seed"
+    holds: tuple | None = None
 
     def __post_init__(self) -> None:
         for name in ("claim", "source", "note"):
@@ -195,17 +203,33 @@ class Check:
                     f"check {self.claim!r}: give tol= (the tolerance decides, with numeric seed/ours) or "
                     f"passed= (a yes-or-no check decides), not both: passed={self.passed} would override "
                     f"the tolerance {self.tol}")
+        if self.holds is not None:
+            if self.kind != "claim":
+                raise ValueError(f"check {self.claim!r}: holds= is for claims about trained models; a "
+                                 f"{self.kind} row is decided by passed=")
+            if self.tol is not None or self.passed is not None:
+                raise ValueError(f"check {self.claim!r}: give holds= (one verdict per training) alone, "
+                                 "without tol= or passed=")
+            if isinstance(self.holds, (str, bytes)) or not hasattr(self.holds, "__iter__"):
+                raise ValueError(f"check {self.claim!r}: holds must be a sequence of bools, one per training")
+            holds = tuple(as_bool(h, "holds") for h in self.holds)
+            if len(holds) < 2:
+                raise ValueError(f"check {self.claim!r}: holds needs at least two trainings; got {len(holds)}")
+            set_(self, "holds", holds)
+        elif self.expect == "mixed":
+            raise ValueError(f"check {self.claim!r}: only a row over trainings (holds=) can be 'mixed'")
         if self.kind == "not comparable" and self.tol is not None:
             raise ValueError(f"check {self.claim!r}: a not-comparable row has nothing to set a tolerance "
                              f"against (tol={self.tol} would be shown and decide nothing); a check of ours "
                              "is passed=")
-        if self.expect in ("differs", "not comparable") and not self.note.strip():
+        if self.expect in ("differs", "mixed", "not comparable") and not self.note.strip():
             raise ValueError(f"check {self.claim!r}: a row expected to be {self.expect!r} needs a note= "
                              "saying why")
         if self.below is not None:
             set_(self, "below", as_real(self.below, "below", minimum=0, strict_min=True))
         numeric = _is_number(self.seed) and _is_number(self.ours)
-        if self.kind != "not comparable" and self.passed is None and not (numeric and self.tol is not None):
+        if (self.kind != "not comparable" and self.passed is None and self.holds is None
+                and not (numeric and self.tol is not None)):
             raise ValueError(
                 f"check {self.claim!r}: a numeric comparison needs numeric seed/ours (booleans are not "
                 "numbers here) and a tol; "
@@ -255,6 +279,8 @@ class Check:
         """
         if self.kind == "not comparable":
             return "differs" if self.passed is False else "not comparable"
+        if self.holds is not None:
+            return "reproduced" if all(self.holds) else ("differs" if not any(self.holds) else "mixed")
         if self.passed is not None:
             raw = "reproduced" if self.passed else "differs"
         else:
@@ -361,6 +387,8 @@ class ReproductionTable:
         out = []
         for i, r in enumerate(self.rows, start=1):
             tol = "-" if r.tol is None else f"{_fmt(r.tol, 2)}{' (rel.)' if r.relative else ''}"
+            if r.holds is not None:
+                tol = f"holds in {sum(r.holds)} of {len(r.holds)} trainings"
             out.append({
                 "claim": r.claim,
                 "kind": r.label,
@@ -510,8 +538,8 @@ def collect(notebooks: Iterable, summaries: bool = False) -> pd.DataFrame:
 
 
 #: The columns of :func:`verdict_counts`, in order.
-COUNT_COLUMNS = ("claims reproduced", "claims that differ", "outside claims reproduced",
-                 "outside claims that differ", "not comparable", "sanity checks")
+COUNT_COLUMNS = ("claims reproduced", "claims that differ", "claims mixed over trainings",
+                 "outside claims reproduced", "outside claims that differ", "not comparable", "sanity checks")
 
 
 def verdict_counts(rows: pd.DataFrame) -> pd.DataFrame:
@@ -537,6 +565,8 @@ def verdict_counts(rows: pd.DataFrame) -> pd.DataFrame:
             return "sanity checks"
         if kind == "not comparable":
             return "not comparable"
+        if verdict.startswith("mixed"):
+            return "claims mixed over trainings"
         outside = "outside " if kind == "claim (outside the seeds)" else ""
         return f"{outside}claims {'reproduced' if verdict == 'reproduced' else 'that differ'}"
 

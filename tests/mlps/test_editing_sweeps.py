@@ -12,13 +12,7 @@ import torch
 
 from assocmem.devices import torch_threads
 from assocmem.mlps import editing_sweeps as S
-from assocmem.mlps.editing import HELDOUT_TEMPLATES, TRAIN_TEMPLATES
-from assocmem.sweeps import check_rows, config_to_json, get_sweep, load_results, point_seed
-
-EDIT_OUT = ["efficacy", "paraphrase", "specificity", "score", "unseen", "failed", "best"]
-BASE_OUT = ["mlp_accuracy", "lm_accuracy", "lm_accuracy_all", "lm_accuracy_unseen"]
-CONTINUOUS = ["r_nf", "residual_loss_max", "train_loss"]
-SETTINGS = ["n_edits", "steps", "lr", "clip_norm", "rwd", "early_stop", "lam", "rel_tol", "seed"]
+from assocmem.sweeps import config_to_json, get_sweep, load_results, point_seed
 
 
 def test_registered_with_three_presets():
@@ -46,7 +40,8 @@ def test_editor_grid_is_the_cartesian_product():
                      "alphaedit": len(cfg.alphaedit_steps) * len(cfg.alphaedit_rel_tol)
                      * len(cfg.alphaedit_clip_norm)}
     assert all(math.isnan(s["lam"]) for s in settings if s["editor"] != "memit")
-    assert [p["expert"] for p in S.fact_editing_points(cfg)] == [e for e, _ in cfg.experts]
+    assert [(p["expert"], p["training"]) for p in S.fact_editing_points(cfg)] == [
+        (e, r) for e, _ in cfg.experts for r in range(cfg.trainings)]
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -72,59 +67,61 @@ def test_point_base_model_refuses_points_outside_the_config():
         S.point_base_model({"num_facts": 64}, {"expert": "gd_mse", "m": 32})
 
 
-def test_one_quick_point_recomputes_the_stored_quick_rows():
-    """The GD (squared-error) point of the quick preset (a tiny base model and every editor)
-    against results/fact_editing/quick.csv. The chapter reruns the whole preset.
+def test_one_quick_point_recomputes_within_the_stored_trainings():
+    """Training 0 of the GD (squared-error) point of the quick preset (a tiny base model and every
+    editor) against the three stored trainings of results/fact_editing/quick.csv. The chapter
+    reruns the whole preset.
 
-    Tolerances (the chapter's, where they are argued). The stored run and this one use one
-    thread, so on the same kind of CPU every value is recomputed bit for bit. On another CPU a
-    BLAS may sum in another order and training amplifies it (in the portable configuration of
-    ``make nbval-portable`` the final training loss moved by about 1e-4, residual losses by up
-    to 5e-3): continuous columns, of order one, within 1e-2 (the same trained model, not the
-    same rounding); each accuracy column may change in one row (a near-tie flips one prompt);
-    the base model's accuracies, repeated on every row of a point, are compared on its own row.
+    The rule (:func:`assocmem.mlps.editing_sweeps.rerun_agreement`): every value inside the 99 %
+    prediction interval of one further training, from the stored trainings' mean and standard
+    deviation, widened by one prompt's share. A training is a sample: on another CPU (another
+    SIMD width or BLAS kernel) the same seed's training ends elsewhere, by up to 0.02 in an
+    accuracy and 0.02 in a residual loss in our AVX2 configuration, while the stored trainings
+    of one point differ by up to 0.35 in an accuracy; a digit-level check would fail there.
     """
     cfg = S.FACT_EDITING_PRESETS["quick"]
-    point = next(p for p in S.fact_editing_points(cfg) if p["expert"] == "gd_mse")
+    point = next(p for p in S.fact_editing_points(cfg) if p["expert"] == "gd_mse" and p["training"] == 0)
     with torch_threads(1):
         rows = S.fact_editing_point(cfg, point, torch.device("cpu"))
     live = pd.DataFrame([{**point, **r, "seed": point_seed(cfg, point)} for r in rows])
     stored = load_results("fact_editing", "quick", config=config_to_json(cfg))
     stored = stored[stored.expert == "gd_mse"]
-    assert len(stored) == len(live)
-    keys = ["expert", "m", "editor", "fraction", "steps", "lam", "rel_tol"]
-    settings = [c for c in SETTINGS if c not in keys]
-    is_base, stored_base = live.editor == "base", stored.editor == "base"
-    check_rows(live[~is_base], stored[~stored_base], keys, tolerances={c: 1e-2 for c in CONTINUOUS},
-               max_changed={c: 1 for c in EDIT_OUT}, exact=settings, ignore=["wall_time_s", *BASE_OUT],
-               what="live quick edit rows")
-    _check_base_rows(cfg, live[is_base], stored[stored_base], keys, "live quick base rows")
+    assert len(stored) == cfg.trainings * len(live)
+    summary = S.rerun_agreement(live, stored, cfg, what="live quick rows")
+    assert set(summary["rows of"]) == {"edits", "base"} and (summary["trainings"] >= 3).all()
 
 
-def _check_base_rows(cfg, live, stored, keys, what):
-    """The base model's rows, live against stored: the training loss within 1e-2 and each
-    accuracy within two prompts (tolerances argued in the quick test's docstring)."""
-    F, n_train = cfg.num_facts, len(TRAIN_TEMPLATES)
-    prompts = {"mlp_accuracy": F, "lm_accuracy": F, "lm_accuracy_all": F * n_train,
-               "lm_accuracy_unseen": F * len(HELDOUT_TEMPLATES)}
-    check_rows(live, stored, keys,
-               tolerances={"train_loss": 1e-2, **{c: 2.5 / n for c, n in prompts.items()}},
-               exact=[c for c in SETTINGS if c not in keys],
-               ignore=["wall_time_s", *EDIT_OUT, "r_nf", "residual_loss_max"], what=what)
+def test_rerun_agreement_fails_on_a_changed_result():
+    """The same rule refuses a rerun whose ROME scores are off by 1.5 (a wrong editor), and a
+    rerun of a point with fewer than three stored trainings."""
+    from assocmem.sweeps import RowsDisagree
+
+    cfg = S.FACT_EDITING_PRESETS["quick"]
+    stored = load_results("fact_editing", "quick", config=config_to_json(cfg))
+    live = stored[stored.training == 0].copy()
+    S.rerun_agreement(live, stored, cfg)  # a stored training lies within its own spread
+    bad = live.copy()
+    rome = bad.editor == "rome"
+    bad.loc[rome, "score"] = bad.loc[rome, "score"] - 1.5
+    with pytest.raises(RowsDisagree, match="score"):
+        S.rerun_agreement(bad, stored, cfg)
+    with pytest.raises(RowsDisagree, match="stored training"):
+        S.rerun_agreement(live, stored[stored.training < 2], cfg)
 
 
 def test_committed_cpu_results_match_the_preset():
     cfg = S.FACT_EDITING_PRESETS["cpu"]
     frame = load_results("fact_editing", "cpu", config=config_to_json(cfg))
     grid = S.fact_editing_points(cfg)
-    assert sorted(map(str, frame[["expert", "m"]].drop_duplicates().to_dict("records"))) == sorted(
-        str({"expert": p["expert"], "m": p["m"]}) for p in grid)
+    cols = ["expert", "m", "training"]
+    assert sorted(map(str, frame[cols].drop_duplicates().to_dict("records"))) == sorted(
+        str({c: p[c] for c in cols}) for p in grid)
     for p in grid:
-        got = frame.loc[(frame.expert == p["expert"]) & (frame.m == p["m"]), "seed"]
+        got = frame.loc[(frame.expert == p["expert"]) & (frame.m == p["m"]) & (frame.training == p["training"]), "seed"]
         assert (got == point_seed(cfg, p)).all()
     edited = frame[frame.expert.isin(S.EDIT_EXPERTS)]
     per = len(S.editor_settings(cfg)) + 1  # every setting and the swap, per fraction
-    assert len(edited) == len(S.EDIT_EXPERTS) * (1 + per * len(cfg.fractions))
+    assert len(edited) == len(S.EDIT_EXPERTS) * cfg.trainings * (1 + per * len(cfg.fractions))
     best = S.best_rows(frame)
     assert set(best.groupby(["expert", "fraction"]).editor.apply(frozenset)) <= {
         frozenset({"swap", "rome", "memit", "alphaedit"}), frozenset({"swap", "rome", "memit"}),
@@ -132,18 +129,16 @@ def test_committed_cpu_results_match_the_preset():
 
 
 def test_one_committed_cpu_point_reproduces():
-    """The cross-entropy expert's point of the committed ``cpu`` preset (base model only: the
-    GD-trained expert inside the 4000-step language model, behind the chapter's CE-against-MSE
-    row), recomputed from scratch against results/fact_editing/cpu.csv, with the tolerances of
-    the quick test above (argued there): the training loss within 1e-2, each accuracy within
-    two prompts."""
+    """Training 0 of the cross-entropy expert's point of the committed ``cpu`` preset (base model
+    only: the GD-trained expert inside the 4000-step language model, behind the chapter's
+    CE-against-MSE row), recomputed from scratch against the three stored trainings of
+    results/fact_editing/cpu.csv by the rule of the quick test above (argued there)."""
     cfg = S.FACT_EDITING_PRESETS["cpu"]
-    point = next(p for p in S.fact_editing_points(cfg) if p["expert"] == "gd_ce")
+    point = next(p for p in S.fact_editing_points(cfg) if p["expert"] == "gd_ce" and p["training"] == 0)
     with torch_threads(1):
         rows = S.fact_editing_point(cfg, point, torch.device("cpu"))
     live = pd.DataFrame([{**point, **r, "seed": point_seed(cfg, point)} for r in rows])
     stored = load_results("fact_editing", "cpu", config=config_to_json(cfg))
     stored = stored[stored.expert == "gd_ce"]
-    assert len(stored) == len(live) == 1
-    keys = ["expert", "m", "editor", "fraction", "steps", "lam", "rel_tol"]
-    _check_base_rows(cfg, live, stored, keys, "live cpu gd_ce base row")
+    assert len(stored) == cfg.trainings == 3 and len(live) == 1
+    S.rerun_agreement(live, stored, cfg, what="live cpu gd_ce base row")

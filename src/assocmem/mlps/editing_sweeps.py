@@ -49,7 +49,9 @@ from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 
 __all__ = ["FactEditingConfig", "FACT_EDITING_PRESETS", "EDIT_EXPERTS", "PAPER_TABLE1", "TABLE1_COLUMNS",
-           "fact_editing_points", "fact_editing_point", "point_base_model", "editor_settings", "best_rows", "table1"]
+           "fact_editing_points", "fact_editing_point", "point_base_model", "editor_settings", "best_rows", "table1",
+           "table1_over_trainings",
+           "RERUN_KEYS", "rerun_agreement"]
 
 #: Experts that are edited (the others get a base row only).
 EDIT_EXPERTS = ("gd_mse", "data_dependent")
@@ -362,6 +364,81 @@ def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[d
     return rows
 
 
+#: The columns that identify a ``fact_editing`` row within one training.
+RERUN_KEYS = ("expert", "m", "editor", "fraction", "steps", "lam", "rel_tol")
+_EDIT_METRICS = ("efficacy", "paraphrase", "specificity", "score", "unseen")
+_BASE_METRICS = ("mlp_accuracy", "lm_accuracy", "lm_accuracy_all", "lm_accuracy_unseen")
+_SETTINGS = ("n_edits", "lr", "clip_norm", "rwd", "early_stop")
+
+
+def rerun_agreement(live, stored, config: FactEditingConfig, *, what: str = "live fact_editing rows"):
+    """Check rerun rows of ``fact_editing`` against the spread of the stored trainings.
+
+    Every live row (any training, any subset of the points) is compared with the stored
+    trainings of its row by :func:`assocmem.sweeps.check_spread`: inside the 99 % prediction
+    interval of one further training, widened by the column's resolution. Resolutions: one
+    edited fact's share (``1 / n_edits`` at the smallest fraction) for the edit metrics, one
+    prompt's share for each base accuracy (``1 / F`` on the edit template, ``1 / (F T)`` over
+    ``T`` templates), 0 for the losses, the ratio ``r_NF`` and the ``failed`` flag. ``r_NF``
+    is compared on the swap rows only: each training measures it on its own score-best editor
+    settings, which differ between trainings (the scores are compared on every setting). The
+    ``best`` flag is such a selection and is not compared; the settings must be equal.
+
+    Parameters
+    ----------
+    live, stored : pandas.DataFrame
+        ``fact_editing`` rows; ``stored`` with at least three trainings of every live point.
+    config : FactEditingConfig
+        The preset both were run with (the prompt counts come from it).
+    what : str
+        For the error message.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`~assocmem.sweeps.check_spread`'s summaries of the edit rows and of the base rows,
+        one after the other, with a column ``rows of`` (``"edits"`` or ``"base"``).
+
+    Raises
+    ------
+    assocmem.sweeps.RowsDisagree
+        A live value outside its interval, a live point without three stored trainings, or a
+        setting that differs.
+    """
+    import pandas as pd
+
+    from assocmem.mlps.editing.data import HELDOUT_TEMPLATES, TRAIN_TEMPLATES
+    from assocmem.sweeps.spread import check_spread
+
+    if not isinstance(config, FactEditingConfig):
+        raise ValueError(f"config must be a FactEditingConfig; got {type(config).__name__}")
+    F, n_train, n_unseen = config.num_facts, len(TRAIN_TEMPLATES), len(HELDOUT_TEMPLATES)
+    n_min = max(1, min(int(round(f * F)) for f in config.fractions))
+    keys = list(RERUN_KEYS)
+    ignore = ["wall_time_s", "seed", "best"]
+    out = []
+    for part, rows_of in (("edits", lambda f: f.editor != "base"), ("base", lambda f: f.editor == "base")):
+        lv, st = live[rows_of(live)].copy(), stored[rows_of(stored)].copy()
+        if lv.empty:
+            continue
+        if part == "edits":
+            for f in (lv, st):
+                f.loc[f.editor != "swap", "r_nf"] = float("nan")
+            columns = {**{c: 1.0 / n_min for c in _EDIT_METRICS}, "r_nf": 0.0, "residual_loss_max": 0.0,
+                       "failed": 0.0}
+            skip = [*_BASE_METRICS, "train_loss"]
+        else:
+            columns = {"mlp_accuracy": 1.0 / F, "lm_accuracy": 1.0 / F, "lm_accuracy_all": 1.0 / (F * n_train),
+                       "lm_accuracy_unseen": 1.0 / (F * n_unseen), "train_loss": 0.0}
+            skip = [*_EDIT_METRICS, "r_nf", "residual_loss_max", "failed"]
+        for f in (lv, st):
+            f["failed"] = f["failed"].astype(float)
+        summary = check_spread(lv.drop(columns=["training"], errors="ignore"), st, keys, columns=columns,
+                               exact=list(_SETTINGS), ignore=[*ignore, *skip], what=f"{what} ({part})")
+        out.append(summary.assign(**{"rows of": part}))
+    return pd.concat(out, ignore_index=True)
+
+
 def best_rows(frame):
     """The rows seed 001's Table 1 reports: swapping and each editor's score-best setting per fraction.
 
@@ -379,7 +456,8 @@ def best_rows(frame):
     order = {"swap": 0, "alphaedit": 1, "memit": 2, "rome": 3}
     out = frame[frame["best"].astype(bool)].copy()
     out["_o"] = out["editor"].map(order)
-    return out.sort_values(["expert", "fraction", "_o"]).drop(columns="_o").reset_index(drop=True)
+    by = ["expert", "training", "fraction", "_o"] if "training" in out else ["expert", "fraction", "_o"]
+    return out.sort_values(by).drop(columns="_o").reset_index(drop=True)
 
 
 def table1(frame, expert: str = "gd_mse"):
@@ -394,9 +472,10 @@ def table1(frame, expert: str = "gd_mse"):
     Returns
     -------
     pandas.DataFrame
-        One row per fraction and editor (Table 1's order): ``fraction``, ``editor``, ``n_edits``,
-        our five metrics and the source's as ``<metric>_paper`` (NaN where the source has none,
-        i.e. for fractions it did not run).
+        One row per fraction and editor (Table 1's order; per training when ``frame`` has
+        several, with a ``training`` column): ``fraction``, ``editor``, ``n_edits``, our five
+        metrics and the source's as ``<metric>_paper`` (NaN where the source has none, i.e. for
+        fractions it did not run).
 
     Raises
     ------
@@ -407,11 +486,51 @@ def table1(frame, expert: str = "gd_mse"):
     best = best[best["expert"] == expert]
     if best.empty:
         raise ValueError(f"no best rows for expert {expert!r}")
-    out = best[["fraction", "editor", "n_edits", *TABLE1_COLUMNS]].reset_index(drop=True)
+    lead = ["training"] if "training" in best else []
+    out = best[[*lead, "fraction", "editor", "n_edits", *TABLE1_COLUMNS]].reset_index(drop=True)
     for i, col in enumerate(TABLE1_COLUMNS):
         out[f"{col}_paper"] = [PAPER_TABLE1.get((round(float(f), 4), e), (float("nan"),) * 5)[i]
                                for f, e in zip(out["fraction"], out["editor"])]
     return out
+
+
+def table1_over_trainings(frame, expert: str = "gd_mse"):
+    """:func:`table1` summarised over the trainings: mean, smallest and largest of each metric.
+
+    Each training picks its own score-best setting per editor and fraction (as the source tunes
+    its editors on its one model), and the summary is over those picks.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        ``fact_editing`` results with a ``training`` column.
+    expert : str, default "gd_mse"
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per fraction and editor, in Table 1's order: ``fraction``, ``editor``,
+        ``n_edits``, ``trainings``, and per metric ``<metric>`` (the mean), ``<metric>_min``,
+        ``<metric>_max`` and the source's ``<metric>_paper``.
+
+    Raises
+    ------
+    ValueError
+        No rows for ``expert``, or no ``training`` column.
+    """
+    if "training" not in frame:
+        raise ValueError("frame has no 'training' column: use table1 for one training")
+    per = table1(frame, expert)
+    order = {"swap": 0, "alphaedit": 1, "memit": 2, "rome": 3}
+    g = per.groupby(["fraction", "editor"], sort=False)
+    out = g.agg(n_edits=("n_edits", "first"), trainings=("training", "nunique")).reset_index()
+    for col in TABLE1_COLUMNS:
+        out[col] = g[col].mean().to_numpy()
+        out[f"{col}_min"] = g[col].min().to_numpy()
+        out[f"{col}_max"] = g[col].max().to_numpy()
+        out[f"{col}_paper"] = g[f"{col}_paper"].first().to_numpy()
+    out["_o"] = out["editor"].map(order)
+    return out.sort_values(["fraction", "_o"]).drop(columns="_o").reset_index(drop=True)
 
 
 register_sweep(

@@ -59,7 +59,6 @@ capacity protocol), App. A.3.2 (the margin sweeps), Algorithm 1.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,7 +90,6 @@ __all__ = [
     "pairs_points",
     "pairs_point",
     "agreement_rules",
-    "AGREEMENT_REL_TOL",
     "DRAWS",
 ]
 
@@ -475,56 +473,42 @@ def capacity_point(config: LMCapacityConfig, point: dict, device) -> dict:
 # --------------------------------------------------------------------------------------------
 # live rows against stored rows
 
-#: Relative size of the tolerance on every continuous column in :func:`agreement_rules`: 2.5
-#: times the largest change measured between the two floating-point configurations of
-#: ``make nbval-portable`` on the quick preset (``e_v``: 0.019 of its column's scale; the
-#: margins 0.007).
-AGREEMENT_REL_TOL = 0.05
 _SEARCH_COLUMNS = ("m", "W", "found", "accuracy", "best_accuracy", "n_evaluations", "monotone_violations",
                    "restarts")
-
-
-def _round_up(x: float) -> float:
-    """``x > 0`` rounded up to two significant digits (a tolerance that prints cleanly)."""
-    step = 10.0 ** (math.floor(math.log10(x)) - 1)
-    return float(round(math.ceil(x / step - 1e-9) * step, 12))
 
 
 def agreement_rules(sweep: str, stored: pd.DataFrame) -> dict:
     """The rules by which a live run of ``lm_margin`` or ``lm_capacity`` must agree with stored rows.
 
-    The pairs come from a *trained* language model: on another CPU or thread count the training
-    sums in another order and its weights, so the captured pairs, move by rounding amplified by
-    training (chapter 16 measured training losses moving by about ``1e-4`` between the two
-    floating-point configurations of ``make nbval-portable``). Hence:
+    The pairs come from a *trained* language model, and a training is a sample: on another CPU or
+    thread count it sums in another order and ends elsewhere, so the captured pairs and every
+    margin move. A live row is therefore checked against the spread of the stored trainings of
+    its point (:func:`assocmem.sweeps.check_spread`: inside the 99 % prediction interval of one
+    further training, widened by the column's resolution), never against one training's digits:
 
-    * ``lm_margin``: every continuous column (the margins and the App. B.5 statistics) within
-      :data:`AGREEMENT_REL_TOL` times the largest absolute stored value of that column, at least
-      1, rounded up to two significant digits (a relative tolerance on the column's scale). The portable configuration moved the quick
-      preset's columns by up to 1.9 % of their scale (``e_v``), because 400 training steps
-      amplify rounding: this checks that the same model was trained, not the same rounding.
-      ``frac_positive`` may change in one row (one fact whose margin is near zero changes
-      sign); ``d``, ``kernel`` and ``n_pairs`` exactly (rows are matched on ``draw, m, F,
-      rep``).
-    * ``lm_capacity``: a search is a chain of threshold decisions, and one fact that flips at one
-      width moves the width found; each search column may change in one row; sizes, ``method``,
-      ``geometry``, ``target`` and ``n_pairs`` exactly.
+    * ``lm_margin``: every continuous column (the margins and the App. B.5 statistics) with
+      resolution 0; ``frac_positive`` with one fact's share at the smallest ``F``; ``d``,
+      ``kernel`` and ``n_pairs`` (set by the corpus alone) equal.
+    * ``lm_capacity``: a search's columns with the resolution of one search step (one hidden
+      unit in ``m``, ``3 d`` in ``W``, one fact's share at the smallest ``F`` in the accuracies,
+      one evaluation, violation or restart); ``found`` with none; sizes, ``method``,
+      ``geometry``, ``target`` and ``n_pairs`` equal.
 
-    ``seed`` is exact in both; ``wall_time_s`` is ignored, and so is ``violation_widths`` (a list
-    written as text, empty when there is none, which the CSV reads back as missing; its count,
-    ``monotone_violations``, is compared).
+    ``seed`` (a training's own) and ``wall_time_s`` are ignored, and so is ``violation_widths``
+    (a list written as text; its count, ``monotone_violations``, is compared). Rows are matched
+    on ``draw, m, F, rep`` (``lm_margin``) or ``draw, F, rep`` (``lm_capacity``).
 
     Parameters
     ----------
     sweep : {"lm_margin", "lm_capacity"}
     stored : pandas.DataFrame
-        The stored rows (their scale sets the margin tolerances).
+        The stored rows, with a ``training`` column.
 
     Returns
     -------
     dict
-        Keyword arguments ``tolerances``, ``max_changed``, ``exact``, ``ignore`` for
-        :func:`assocmem.sweeps.check_rows`.
+        Keyword arguments ``keys``, ``columns``, ``exact``, ``ignore`` for
+        :func:`assocmem.sweeps.check_spread`.
 
     Raises
     ------
@@ -532,23 +516,26 @@ def agreement_rules(sweep: str, stored: pd.DataFrame) -> dict:
         An unknown sweep or a frame without its columns.
     """
     if sweep == "lm_margin":
-        exact = ["d", "kernel", "n_pairs", "seed"]
-        discrete = {"frac_positive": 1}
-        skip = {"draw", "m", "F", "rep", "wall_time_s", *exact, *discrete}
-        continuous = [c for c in stored.columns if c not in skip]
-        missing = {"gamma_min", "kappa", "m", *exact} - set(stored.columns)
+        exact = ["d", "kernel", "n_pairs"]
+        keys = ["draw", "m", "F", "rep"]
+        missing = {"gamma_min", "kappa", "frac_positive", "training", *keys, *exact} - set(stored.columns)
         if missing:
             raise ValueError(f"stored rows lack {sorted(missing)}")
-        tolerances = {c: _round_up(AGREEMENT_REL_TOL * max(1.0, float(stored[c].abs().max())))
-                      for c in continuous}
-        return {"tolerances": tolerances, "max_changed": discrete, "exact": exact, "ignore": ["wall_time_s"]}
+        skip = {*keys, "training", "wall_time_s", "seed", "frac_positive", *exact}
+        columns = {c: 0.0 for c in stored.columns if c not in skip}
+        columns["frac_positive"] = 1.0 / float(stored["F"].min())
+        return {"keys": keys, "columns": columns, "exact": exact, "ignore": ["wall_time_s", "seed"]}
     if sweep == "lm_capacity":
-        exact = ["method", "geometry", "d", "target", "n_pairs", "seed"]
-        missing = {*_SEARCH_COLUMNS, *exact} - set(stored.columns)
+        exact = ["method", "geometry", "d", "target", "n_pairs"]
+        keys = ["draw", "F", "rep"]
+        missing = {*_SEARCH_COLUMNS, "training", *keys, *exact} - set(stored.columns)
         if missing:
             raise ValueError(f"stored rows lack {sorted(missing)}")
-        return {"tolerances": {}, "max_changed": {c: 1 for c in _SEARCH_COLUMNS}, "exact": exact,
-                "ignore": ["wall_time_s", "violation_widths"]}
+        step = 1.0 / float(stored["F"].min())
+        columns = {"m": 1.0, "W": 3.0 * float(stored["d"].max()), "found": 0.0, "accuracy": step,
+                   "best_accuracy": step, "n_evaluations": 1.0, "monotone_violations": 1.0, "restarts": 1.0}
+        return {"keys": keys, "columns": columns, "exact": exact,
+                "ignore": ["wall_time_s", "seed", "violation_widths"]}
     raise ValueError(f"sweep must be 'lm_margin' or 'lm_capacity'; got {sweep!r}")
 
 

@@ -167,7 +167,7 @@ def check_spread(
     -------
     pandas.DataFrame
         One row per column in ``columns``: ``column``, ``rows`` (live rows), ``trainings`` (the
-        fewest stored trainings behind a comparison), ``max |live - mean|``, ``half-width``
+        fewest stored trainings of a compared point), ``max |live - mean|``, ``half-width``
         (the interval half-width at the row where the ratio of the two is largest) and
         ``rows outside``. Numbers, not display strings: show them with
         :func:`assocmem.display.frame`.
@@ -226,7 +226,8 @@ def check_spread(
         for col, q in quanta.items():
             ok, dev, half, n = _inside(float(row[col]), group[col], q, alpha)
             s = stats[col]
-            s["n"] = n if s["n"] is None or (n is not None and n < s["n"]) else s["n"]
+            size = int(group[training].nunique())
+            s["n"] = size if s["n"] is None else min(s["n"], size)
             ratio = np.inf if (half == 0 and dev > 0) else (dev / half if half > 0 else 0.0)
             if ratio > s["ratio"]:
                 s.update(dev=dev, half=half, ratio=ratio)

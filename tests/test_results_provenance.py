@@ -1,0 +1,91 @@
+"""The committed results in results/: each file names the clean commit that produced it, and every
+trained result stores several trainings of each point.
+
+A result file's provenance record (``<preset>.json``) names the git commit of the code that ran
+and whether the tree was dirty. A dirty tree means the commit does not identify the code, so a
+committed result must come from a clean, committed tree (``"dirty": false``) whose commit is in
+this repository's history. The files not yet rerun from a clean tree are listed in
+:data:`PENDING_CLEAN_RERUN`; the list may only shrink (a listed file that is clean fails, so the
+list is kept true).
+
+A trained result is a sample (README, "What is the same on every machine"): the sweeps in
+:data:`TRAINED` store at least three trainings (the column ``training``) of every point, and their
+reruns are checked against that spread. :data:`ONE_TRAINING` lists the sweeps whose results come
+out of training but that store one training per point (or replicates that are not yet a
+``training`` column), until they are rerun with trainings.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = sorted((ROOT / "results").glob("*/*.json"))
+
+#: sweep/preset files still produced from a dirty tree, to be rerun from a clean commit.
+PENDING_CLEAN_RERUN = {
+    "attention_noise/cpu", "attention_noise/quick", "capacity/cpu", "capacity_more/cpu",
+    "convergence/cpu", "memory_table/cpu", "memory_table/quick", "trained_recall/cpu",
+    "trained_recall/quick", "transformer_capacity/cpu", "transformer_capacity/quick",
+    "transformer_usability/cpu", "transformer_usability/quick",
+}
+#: Sweeps whose every point stores at least three trainings.
+TRAINED = {"fact_editing", "lm_pairs", "lm_margin", "lm_capacity"}
+#: Sweeps with trained results that do not yet store three trainings per point in a ``training``
+#: column: the SSFR Transformer sweeps (chapters 14-15; their ``seed`` replicates are two in
+#: ``cpu``), the recall models of chapter 37 (ten replicates in ``cpu``, one in ``quick``), and
+#: the GD baselines inside ``capacity`` (chapter 13) and ``memory_table`` (chapter 50).
+ONE_TRAINING = {"transformer_usability", "attention_noise", "transformer_capacity", "trained_recall",
+                "capacity", "memory_table"}
+
+
+def _name(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+def _git(*args: str) -> str | None:
+    try:
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def test_there_are_committed_results():
+    assert len(RESULTS) >= 20
+
+
+@pytest.mark.parametrize("path", RESULTS, ids=_name)
+def test_result_names_a_clean_commit(path):
+    git = json.loads(path.read_text())["git"]
+    assert re.fullmatch(r"[0-9a-f]{40}", git["commit"] or ""), f"{_name(path)}: no commit recorded"
+    if _name(path) in PENDING_CLEAN_RERUN:
+        assert git["dirty"] is True, f"{_name(path)} is clean now: remove it from PENDING_CLEAN_RERUN"
+        return
+    assert git["dirty"] is False, (f"{_name(path)} was produced from a dirty tree: rerun it from a clean "
+                                   "commit (python -m assocmem sweep NAME --preset P in a clean checkout)")
+    if _git("rev-parse", "--is-shallow-repository") == "false":
+        assert _git("merge-base", "--is-ancestor", git["commit"], "HEAD") is not None, \
+            f"{_name(path)}: commit {git['commit'][:12]} is not in this repository's history"
+
+
+@pytest.mark.parametrize("path", [p for p in RESULTS if p.parent.name in TRAINED], ids=_name)
+def test_trained_results_store_three_trainings_per_point(path):
+    prov = json.loads(path.read_text())
+    frame = pd.read_csv(path.with_suffix(".csv"))
+    assert "training" in frame.columns, f"{_name(path)}: no training column"
+    keys = [c for c in prov["point_columns"] if c != "training"]
+    counts = frame.groupby(keys).training.nunique() if keys else pd.Series([frame.training.nunique()])
+    assert counts.min() >= 3, f"{_name(path)}: a point with {counts.min()} training(s)"
+
+
+def test_the_lists_name_real_sweeps():
+    stored = {p.parent.name for p in RESULTS}
+    assert TRAINED <= stored and ONE_TRAINING <= stored and not TRAINED & ONE_TRAINING
+    assert {n.split("/")[0] for n in PENDING_CLEAN_RERUN} <= stored
