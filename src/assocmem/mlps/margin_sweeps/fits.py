@@ -357,8 +357,11 @@ def fit_power_baseline(frame: pd.DataFrame, by: str = "F") -> BaselineFit:
         return a - b * x ** c
 
     start = (float(y[x == x.min()].mean()), 0.01, 1.0)
-    (a, b, c), _ = curve_fit(curve, x, y, p0=start, bounds=([-np.inf, 0.0, 0.0], [np.inf, np.inf, 4.0]),
-                             method="trf", maxfev=20000)
+    # scipy's trust-region step divides by a zero norm on flat stretches and recovers; its
+    # RuntimeWarning says nothing about the fit, which is judged by its R^2
+    with np.errstate(divide="ignore"):
+        (a, b, c), _ = curve_fit(curve, x, y, p0=start, bounds=([-np.inf, 0.0, 0.0], [np.inf, np.inf, 4.0]),
+                                 method="trf", maxfev=20000)
     pred = curve(x, a, b, c)
     work = pd.DataFrame({by: x, "gamma_min": y, "predicted": pred})
     means = seed_means(work, by, ["gamma_min", "predicted"])

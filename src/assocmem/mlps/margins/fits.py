@@ -344,17 +344,9 @@ def fit_theory_curve(
         starts.append(x0)
     best = None
     for s in starts:
-        res = least_squares(
-            resid,
-            s,
-            bounds=(0.0, np.inf),
-            method="trf",
-            x_scale="jac",
-            xtol=1e-12,
-            ftol=1e-12,
-            gtol=1e-12,
-            max_nfev=20000,
-        )
+        with np.errstate(divide="ignore"):  # scipy's trust-region step on a zero norm recovers
+            res = least_squares(resid, s, bounds=(0.0, np.inf), method="trf", x_scale="jac",
+                                xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=20000)
         if best is None or res.cost < best.cost:
             best = res
     fitted = dict(zip(free, (float(v) for v in best.x)))
