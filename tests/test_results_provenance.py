@@ -31,7 +31,7 @@ RESULTS = sorted((ROOT / "results").glob("*/*.json"))
 #: sweep/preset files still produced from a dirty tree, to be rerun from a clean commit.
 PENDING_CLEAN_RERUN = {
     "attention_noise/cpu", "attention_noise/quick", "capacity/cpu", "capacity_more/cpu",
-    "convergence/cpu", "memory_table/cpu", "memory_table/quick", "trained_recall/cpu",
+    "memory_table/cpu", "memory_table/quick", "trained_recall/cpu",
     "trained_recall/quick", "transformer_capacity/cpu", "transformer_capacity/quick",
     "transformer_usability/cpu", "transformer_usability/quick",
 }

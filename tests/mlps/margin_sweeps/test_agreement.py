@@ -57,8 +57,10 @@ def test_live_check_against_a_stored_run(tmp_path, monkeypatch):
     out = MS.live_check(["margin_spike_keys"], results_dir=tmp_path)
     assert set(out["sweep"]) == {"margin_spike_keys"} and set(out["stored"]) == {"quick"}
     assert (out["rows"] == 10).all() and (out["rows changed"] == 0).all()
-    # the same machine and thread count recompute the stored rows bit for bit
-    assert (out.loc[out["rule"].str.startswith("|diff|"), "max |diff|"] == 0).all()
+    # the same machine recomputes the stored rows to rounding: the load-aware thread rule may
+    # pick another thread count on a busy machine, and a sum in another order moves the last
+    # digits of these order-one float64 columns (1e-12 is far above that, far below a change)
+    assert (out.loc[out["rule"].str.startswith("|diff|"), "max |diff|"] <= 1e-12).all()
     frame = load_results("margin_spike_keys", "quick", tmp_path)
     results = [c for c in frame.columns if c not in ("beta", "rep", "wall_time_s")]
     assert sorted(out["column"]) == sorted(results)  # every result column has a rule
