@@ -40,9 +40,10 @@ TRAINED = {"fact_editing", "lm_pairs", "lm_margin", "lm_capacity"}
 #: Sweeps with trained results that do not yet store three trainings per point in a ``training``
 #: column: the SSFR Transformer sweeps (chapters 14-15; their ``seed`` replicates are two in
 #: ``cpu``), the recall models of chapter 37 (ten replicates in ``cpu``, one in ``quick``), and
-#: the GD baselines inside ``capacity`` (chapter 13) and ``memory_table`` (chapter 50).
+#: the GD baselines inside ``capacity`` and ``capacity_more`` (chapter 13) and ``memory_table``
+#: (chapter 50).
 ONE_TRAINING = {"transformer_usability", "attention_noise", "transformer_capacity", "trained_recall",
-                "capacity", "memory_table"}
+                "capacity", "capacity_more", "memory_table"}
 
 
 def _name(path: Path) -> str:
