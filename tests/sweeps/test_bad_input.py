@@ -20,6 +20,7 @@ from assocmem.sweeps import (
     RayExecutor,
     ResultsError,
     ResultsPaths,
+    RowsDisagree,
     canonical_key,
     check_rows,
     config_to_json,
@@ -143,6 +144,14 @@ BAD = [
     (lambda t: check_rows(LIVE.to_dict(), LIVE, ["k"]), TypeError, "live must be a pandas DataFrame"),
     (lambda t: _rows(tolerances={"x": 0.1}, max_changed={"s": 0}, exact="label"), ValueError,
      r"column 'label' is missing"),
+    (lambda t: _rows(tolerances={"x": math.nan}, exact=["s"]), ValueError, "tolerance of 'x' must be a non-negative finite"),
+    # agreement: a live infinity or an overflowing difference is a break, never max |diff| = 0
+    (lambda t: check_rows(LIVE.assign(x=[0.1, math.inf]), LIVE.assign(x=[0.1, 5.0]), ["k"], tolerances={"x": 1e-9},
+                          exact=["s"]), RowsDisagree, r"max \|diff\| inf: 1 row\(s\) with an infinity"),
+    (lambda t: check_rows(LIVE.assign(x=[0.1, 1e308]), LIVE.assign(x=[0.1, -1e308]), ["k"], tolerances={"x": 1e-9},
+                          exact=["s"]), RowsDisagree, "overflows float64"),
+    (lambda t: check_rows(LIVE.assign(x=[0.1, -math.inf]), LIVE.assign(x=[0.1, math.inf]), ["k"], exact=["x", "s"]),
+     RowsDisagree, "x: equal broken"),
 ]
 
 
@@ -170,6 +179,9 @@ def test_edge_cases_with_a_right_value(toy, tmp_path):
     assert list(out["column"]) == ["x", "s"]
     out = check_rows(LIVE.assign(w=1), LIVE, ["k"], tolerances={"x": 0.0}, exact="s", ignore="w")
     assert list(out["column"]) == ["x", "s"]  # a single str is one column, not its characters
+    inf = LIVE.assign(x=[math.inf, -math.inf])
+    out = check_rows(inf, inf, ["k"], tolerances={"x": 0.0}, exact="s")  # the same infinity is equal
+    assert out.loc[0, "max |diff|"] == 0.0 and out.loc[0, "rows changed"] == 0
     run = run_sweep("toy", "mine.v2-a", config=ToyConfig(2), results_dir=tmp_path)
     assert run.path == tmp_path / "toy" / "mine.v2-a.csv"
     run_sweep("toy", "quick", results_dir=tmp_path)
