@@ -95,3 +95,22 @@ def test_token_ids_accepts_integer_batches_and_refuses_the_rest():
                        (torch.tensor([[-1, 0]]), "range")]:
         with pytest.raises(ValueError, match=match):
             token_ids(bad, 4)
+
+
+def test_training_helpers_detect_divergence_and_restore_a_module():
+    from assocmem._checks import (TrainingDiverged, check_finite_parameters, check_loss_finite, restore_state,
+                                  state_copy)
+    layer = torch.nn.Linear(3, 2)
+    saved = state_copy(layer)
+    with torch.no_grad():
+        layer.weight.fill_(float("nan"))
+    with pytest.raises(ValueError, match="parameter 'weight' is not finite"):
+        check_finite_parameters(layer)
+    restore_state(layer, saved)
+    assert torch.equal(layer.weight, saved["weight"]) and layer.weight.data_ptr() != saved["weight"].data_ptr()
+    check_finite_parameters(layer)
+    check_loss_finite(torch.tensor(1.5), 1, what="t", lr=0.1)
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(TrainingDiverged, match="t diverged: the loss is .* at step 4 .*restored"):
+            check_loss_finite(torch.tensor(bad), 4, what="t", lr=0.1)
+    assert issubclass(TrainingDiverged, FloatingPointError) and issubclass(TrainingDiverged, ValueError)

@@ -176,3 +176,78 @@ def token_ids(tokens, vocab_size: int):
     if lo < 0 or hi >= vocab_size:
         raise ValueError(f"token ids must lie in [0, vocab_size) = [0, {vocab_size}); got range [{lo}, {hi}]")
     return tokens.to(torch.int64)
+
+
+class TrainingDiverged(FloatingPointError, ValueError):
+    """A training whose loss or parameters became non-finite (NaN or inf).
+
+    Raised by the trainings of the library at the first non-finite loss, after the model's
+    parameters have been put back as they were before the call. It is both a
+    :class:`FloatingPointError` and a :class:`ValueError` (the error the trainings have always
+    raised for a diverged run), so either ``except`` clause catches it.
+    """
+
+
+def state_copy(module) -> dict:
+    """A copy of ``module.state_dict()`` (every tensor cloned), for :func:`restore_state`.
+
+    Only reads the module: taking the copy changes no value and draws no random number.
+    """
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+
+def restore_state(module, saved: dict) -> None:
+    """Put back the tensors of :func:`state_copy` into ``module`` (in place, same tensors)."""
+    import torch
+
+    with torch.no_grad():
+        module.load_state_dict(saved)
+
+
+def check_loss_finite(loss, step: int, *, what: str, lr: float, restored: bool = True) -> None:
+    """:class:`TrainingDiverged` if the 0-d tensor ``loss`` is NaN or infinite, naming ``step``.
+
+    Only reads ``loss`` (no value of the training changes); ``step`` counts from 1. ``restored``
+    says whether the caller puts the model back before the error propagates (the message says so);
+    otherwise the message says that no model is returned.
+
+    Raises
+    ------
+    TrainingDiverged
+        ``"<what> diverged: the loss is nan at step 3 of 10 (lr = 1e+30); lower lr ..."``.
+    """
+    import torch
+
+    if not bool(torch.isfinite(loss.detach())):
+        raise TrainingDiverged(f"{what} diverged: the loss is {float(loss.detach())} at step {step} "
+                               f"(lr = {lr:g}); lower lr. "
+                               + ("The model's parameters were restored as they were before the call"
+                                  if restored else "No model is returned"))
+
+
+def non_finite_parameter(module) -> str | None:
+    """The name of the first parameter or buffer of ``module`` holding a NaN or an infinity, or None."""
+    import torch
+
+    with torch.no_grad():
+        for name, t in (*module.named_parameters(), *module.named_buffers()):
+            if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+                return name
+    return None
+
+
+def check_finite_parameters(module, what: str = "model") -> None:
+    """:class:`ValueError` if any floating parameter or buffer of ``module`` is NaN or infinite.
+
+    The check every evaluation runs first: an argmax over the logits of a model with NaN weights
+    would report an accuracy (NaN compares false, so the argmax picks an arbitrary index).
+
+    Raises
+    ------
+    ValueError
+        ``"the model's parameter 'w_q' is not finite (NaN or inf): a diverged training? ..."``.
+    """
+    name = non_finite_parameter(module)
+    if name is not None:
+        raise ValueError(f"the {what}'s parameter {name!r} is not finite (NaN or inf): a diverged training? "
+                         "An accuracy computed from it would mean nothing")
