@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from assocmem._checks import as_real
+from assocmem._checks import as_real, check_finite_parameters
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.margins.decoding import output_margins
 from assocmem.mlps.transformer.model import SSFRTransformer
@@ -50,6 +50,7 @@ def _model(model, task) -> SSFRTransformer:
         raise ValueError(f"model must be an SSFRTransformer; got {type(model).__name__}")
     if task is not None and task != model.task:
         raise ValueError(f"task {task} is not the model's task {model.task}")
+    check_finite_parameters(model)  # NaN weights would give an arbitrary argmax, not an accuracy
     return model
 
 
@@ -87,7 +88,8 @@ def ssfr_correct(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tensor, 
     ------
     ValueError
         Not an SSFRTransformer, another task, a map that is not a permutation of ``[F]``, ``C < 1``,
-        a seed outside ``[0, 2^63)``, or non-finite logits (an MLP that outputs NaN or inf).
+        a seed outside ``[0, 2^63)``, a parameter or buffer of the model that is NaN or infinite (a
+        diverged training), or non-finite logits (an MLP that outputs NaN or inf).
 
     References
     ----------
