@@ -45,6 +45,7 @@ from torch.nn import functional as Fn
 
 from assocmem._checks import as_int, as_real, seed_int, token_ids
 from assocmem.dtypes import check_float_dtype
+from assocmem.mlps._checks import module_device, probe_map
 
 __all__ = ["EditingLMConfig", "EditingLM", "rope", "kaiming_embedding", "check_lm_tokens"]
 
@@ -164,18 +165,13 @@ class _NonlinearMap(nn.Module):
 
 
 def _check_expert(expert, d: int) -> nn.Module:
+    """``expert`` checked to map ``R^d -> R^d`` (without changing it), then frozen in place."""
     if not isinstance(expert, nn.Module):
         raise ValueError(f"the fact expert must be a torch.nn.Module; got {type(expert).__name__}")
-    expert.requires_grad_(False)
-    probe = torch.eye(2, d, dtype=torch.float64)
     p = next(iter(expert.parameters()), None)
-    try:
-        with torch.no_grad():
-            out = expert(probe.to(p.dtype if p is not None else torch.float64))
-    except (ValueError, RuntimeError) as exc:
-        raise ValueError(f"the fact expert must map R^d -> R^d with d = {d}; it fails on a (2, {d}) input: {exc}") from None
-    if not isinstance(out, torch.Tensor) or out.shape != (2, d):
-        raise ValueError(f"the fact expert must map R^d -> R^d with d = {d}")
+    probe_map(expert, d, "the fact expert", dtype=p.dtype if p is not None else torch.float64,
+              device=module_device(expert, torch.device("cpu")))
+    expert.requires_grad_(False)
     return expert
 
 
@@ -189,8 +185,9 @@ class EditingLM(nn.Module):
         Frozen tied embeddings (:func:`kaiming_embedding`), cast to ``config.dtype``; stored as
         a buffer (no gradient).
     fact_expert : torch.nn.Module
-        Maps ``(n, d) -> (n, d)``; frozen in place (``requires_grad_(False)``); it keeps its own
-        dtype (its input is cast to it, its output back).
+        Maps ``(n, d) -> (n, d)``; once every argument is checked, frozen in place
+        (``requires_grad_(False)``); a refused expert is left unchanged. It keeps its own dtype (its
+        input is cast to it, its output back).
     seed : int, default 0
         Seed of the trainable weights' initialisation (PyTorch's defaults, drawn under a forked
         RNG so the global stream is untouched).
@@ -208,6 +205,7 @@ class EditingLM(nn.Module):
         if not isinstance(config, EditingLMConfig):
             raise ValueError(f"config must be an EditingLMConfig; got {type(config).__name__}")
         c = self.config = config
+        seed = seed_int(seed)  # every argument is checked before the caller's expert is frozen
         if not isinstance(embedding, torch.Tensor) or embedding.shape != (c.vocab_size, c.d):
             shape = tuple(embedding.shape) if isinstance(embedding, torch.Tensor) else type(embedding).__name__
             raise ValueError(f"embedding must be a tensor of shape (vocab_size, d) = ({c.vocab_size}, {c.d}); got {shape}")
@@ -221,7 +219,7 @@ class EditingLM(nn.Module):
                 setattr(self, name, getattr(_shared, name))
             return
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed_int(seed))
+            torch.manual_seed(seed)
             self.attn_norm = nn.RMSNorm(c.d, eps=c.norm_eps)
             self.query = _NonlinearMap(c.d, c.qk_hidden, c.norm_eps)
             self.key = _NonlinearMap(c.d, c.qk_hidden, c.norm_eps)

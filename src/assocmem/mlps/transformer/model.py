@@ -45,6 +45,7 @@ from torch.nn import functional as Fn
 from assocmem._checks import as_bool, as_int, as_real, token_ids
 from assocmem.devices import resolve_device
 from assocmem.dtypes import check_float_dtype
+from assocmem.mlps._checks import module_device, probe_map
 from assocmem.mlps.transformer.ssfr import SSFRTask, check_embedding, check_seed
 
 __all__ = [
@@ -228,27 +229,22 @@ def _mlp_dtype(mlp: nn.Module, default: torch.dtype) -> torch.dtype:
 
 
 def _check_mlp(mlp, d: int, device: torch.device, dtype: torch.dtype) -> nn.Module:
-    """``mlp`` checked to be a module mapping ``(n, d)`` to ``(n, d)``; frozen and moved in place."""
+    """``mlp`` checked to be a module mapping ``(n, d)`` to ``(n, d)``; then frozen and moved in place.
+
+    Every check runs before the module is changed: a refused module keeps its ``requires_grad``
+    flags, its device and its training mode (the probe runs where the module already is).
+    """
     if not isinstance(mlp, nn.Module):
         raise ValueError(f"mlp must be a torch.nn.Module; got {type(mlp).__name__}")
     width = getattr(getattr(mlp, "config", None), "d", None)
     if width is not None and width != d:
         raise ValueError(f"the MLP's input width is {width}; the Transformer's width is d = {d}")
-    mlp.requires_grad_(False)
-    mlp.to(device)
     mlp_dtype = _mlp_dtype(mlp, dtype)
     if mlp_dtype not in (torch.float32, torch.float64):
         raise ValueError(f"the MLP's weights must be float32 or float64; got {mlp_dtype}")
-    probe = torch.eye(2, d, dtype=mlp_dtype, device=device)  # (2, d), in the MLP's own dtype
-    try:
-        with torch.no_grad():
-            out = mlp(probe)
-    except (ValueError, RuntimeError) as exc:
-        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}; it fails on a (2, {d}) {mlp_dtype} input: "
-                         f"{exc}") from None
-    if not isinstance(out, torch.Tensor) or out.shape != (2, d):
-        shape = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
-        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}: a (2, {d}) input gave {shape}")
+    probe_map(mlp, d, "the MLP", dtype=mlp_dtype, device=module_device(mlp, device))
+    mlp.requires_grad_(False)
+    mlp.to(device)
     return mlp
 
 
@@ -265,9 +261,10 @@ class SSFRTransformer(nn.Module):
         The frozen tied token embeddings (:func:`~assocmem.mlps.transformer.ssfr.embedding_table`),
         cast to ``config.dtype``; fact rows first.
     mlp : torch.nn.Module, optional
-        Maps ``(n, d) -> (n, d)``. ``None`` inserts :class:`IdentityMLP`. The module is frozen
-        (``requires_grad_(False)``) and moved to the model's device *in place*; it keeps its own
-        dtype (its input is cast to it, its output back to ``config.dtype``).
+        Maps ``(n, d) -> (n, d)``. ``None`` inserts :class:`IdentityMLP`. Once every argument is
+        checked, the module is frozen (``requires_grad_(False)``) and moved to the model's device
+        *in place*; a refused module is left unchanged. It keeps its own dtype (its input is cast
+        to it, its output back to ``config.dtype``).
     task : SSFRTask
         Keyword-only, required: gives ``F`` (the read-out rows) and the vocabulary.
     seed : int, default 0
