@@ -251,3 +251,74 @@ def check_finite_parameters(module, what: str = "model") -> None:
     if name is not None:
         raise ValueError(f"the {what}'s parameter {name!r} is not finite (NaN or inf): a diverged training? "
                          "An accuracy computed from it would mean nothing")
+
+
+def whole_numbers(x, name: str) -> np.ndarray:
+    """``x`` (a number, a sequence, an ndarray or a tensor) as a float64 ndarray of whole numbers.
+
+    The one reading of "counts or indices given as an array": accepts Python, numpy and torch
+    integers and integral finite floats (``3.0``, the rule of :func:`as_int`); refuses booleans
+    (``True`` is not the count 1), strings (``"3"`` is not 3), complex numbers, ``None``,
+    non-integral or non-finite values, and ragged sequences.
+
+    Raises
+    ------
+    ValueError
+        ``"<name> must hold integers; got a boolean ..."``, ``"... got dtype <U1"``,
+        ``"<name> must be finite; got nan"``, ``"<name> must hold whole numbers; got 2.5"``.
+    """
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        if x.dtype == torch.bool:
+            raise ValueError(f"{name} must hold integers; got a boolean tensor")
+        if x.is_complex():
+            raise ValueError(f"{name} must hold integers; got dtype {x.dtype}")
+        x = x.detach().cpu().to(torch.float64 if x.is_floating_point() else torch.int64).numpy()
+    if isinstance(x, (bool, np.bool_, str, bytes)) or (isinstance(x, (list, tuple)) and _holds_bool_or_str(x)):
+        raise ValueError(f"{name} must hold integers; got a boolean or a string in {x!r}")
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold integers; got {type(x).__name__}") from None
+    if a.dtype.kind == "O" and all(isinstance(v, Real) and not isinstance(v, (bool, np.bool_)) for v in a.flat):
+        try:
+            a = a.astype(np.float64)
+        except OverflowError:
+            raise ValueError(f"{name} must hold integers within float64's range") from None
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold integers; got dtype {a.dtype}")
+    out = a.astype(np.float64)
+    if not np.isfinite(out).all():
+        raise ValueError(f"{name} must be finite; got {float(out[~np.isfinite(out)].flat[0])!r}")
+    bad = out != np.round(out)
+    if bad.any():
+        raise ValueError(f"{name} must hold whole numbers; got {float(out[bad].flat[0])!r}")
+    if a.dtype.kind in "iu" and np.any(np.abs(a) > 2**53):
+        raise ValueError(f"{name} must hold integers of magnitude at most 2**53 (exact in float64)")
+    return out
+
+
+def index_tensor(x, name: str, size: int):
+    """``x`` as a 1-D int64 CPU tensor of indices in ``[0, size)`` (:func:`whole_numbers`'s rule).
+
+    Raises
+    ------
+    ValueError
+        As :func:`whole_numbers`, or an index outside ``[0, size)``.
+    """
+    import torch
+
+    a = whole_numbers(x, name).reshape(-1)
+    if a.size and (a.min() < 0 or a.max() >= size):
+        raise ValueError(f"{name} must lie in [0, {size}); got range [{a.min():.0f}, {a.max():.0f}]")
+    return torch.from_numpy(a.astype(np.int64))
+
+
+def _holds_bool_or_str(seq) -> bool:
+    for v in seq:
+        if isinstance(v, (bool, np.bool_, str, bytes)):
+            return True
+        if isinstance(v, (list, tuple)) and _holds_bool_or_str(v):
+            return True
+    return False

@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from assocmem._checks import as_int, as_real, positive_int
+from assocmem._checks import as_int, as_real, positive_int, whole_numbers
 from assocmem.memory_protocol import AssociativeMemory, decode
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
 from assocmem.mlps.margins.noisy_queries import perturb_queries
@@ -385,21 +385,11 @@ def bits_per_parameter(F, W) -> np.ndarray:
     Raises
     ------
     ValueError
-        Entries that are not real numbers, are non-finite (NaN, inf) or not whole numbers,
+        Entries that are not whole numbers (:func:`assocmem._checks.whole_numbers`: booleans and
+        strings are refused, not read as 1 or parsed; NaN, inf and non-integral values too),
         ``F < 1`` or ``W < 1`` anywhere, or shapes that do not broadcast.
     """
-    out = []
-    for name, x in (("F", F), ("W", W)):
-        try:
-            a = np.asarray(x, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must hold real numbers; got {x!r}") from None
-        if not np.all(np.isfinite(a)):
-            raise ValueError(f"{name} must be finite; got {x!r}")
-        if np.any(a != np.round(a)):
-            raise ValueError(f"{name} must hold whole numbers (a count of facts or parameters); got {x!r}")
-        out.append(a)
-    F, W = out
+    F, W = whole_numbers(F, "F"), whole_numbers(W, "W")
     if np.any(F < 1) or np.any(W < 1):
         raise ValueError("need F >= 1 and W >= 1 (W > 0 parameters)")
     try:

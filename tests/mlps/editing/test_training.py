@@ -166,3 +166,14 @@ def test_evaluating_a_model_or_expert_with_non_finite_weights_raises(tiny_model)
         next(iter(broken.fact_expert.parameters())).fill_(float("inf"))
     with pytest.raises(ValueError, match="the fact expert's parameter .* is not finite"):
         expert_accuracy(broken.fact_expert, broken.embedding, CORPUS)
+
+
+def test_the_accuracy_helpers_refuse_float_or_bool_indices(tiny_model):
+    for facts, match in (([0.5, 1], "facts must hold whole numbers"), ([True], "facts must hold integers")):
+        with pytest.raises(ValueError, match=match):
+            lm_accuracy(tiny_model, CORPUS, 0, facts)
+    with pytest.raises(ValueError, match="template must be an integer"):
+        lm_accuracy(tiny_model, CORPUS, True)
+    with pytest.raises(ValueError, match="corpus must be a BookCorpus"):
+        lm_accuracy(tiny_model, "corpus", 0)
+    assert lm_accuracy(tiny_model, CORPUS, 0, [0.0, 1.0]) == lm_accuracy(tiny_model, CORPUS, 0, [0, 1])

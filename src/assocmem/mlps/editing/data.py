@@ -43,7 +43,7 @@ import torch
 from faker import Faker
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from assocmem._checks import positive_int, seed_int
+from assocmem._checks import as_int, index_tensor, positive_int, seed_int
 
 __all__ = [
     "TRAIN_TEMPLATES",
@@ -333,20 +333,22 @@ class BookCorpus:
         Raises
         ------
         ValueError
-            A template index out of range, fact or author indices out of ``[0, F)``, or index
+            A template that is not an integer in range (a bool or a non-integral float is
+            refused), fact or author indices that are not integers (booleans, strings and
+            non-integral floats are refused, never rounded) or lie outside ``[0, F)``, or index
             arrays of different lengths.
         """
-        t = int(template)
-        if not 0 <= t < self.num_templates or t != template:
+        try:
+            t = as_int(template, "template")
+        except ValueError:
+            t = None
+        if t is None or not 0 <= t < self.num_templates:
             raise ValueError(f"template must be an integer in [0, {self.num_templates}); got {template!r}")
         F = self.num_facts
-        idx = torch.arange(F) if facts is None else torch.as_tensor(facts, dtype=torch.int64).reshape(-1)
-        auth = idx if authors is None else torch.as_tensor(authors, dtype=torch.int64).reshape(-1)
+        idx = torch.arange(F) if facts is None else index_tensor(facts, "facts", F)
+        auth = idx if authors is None else index_tensor(authors, "authors", F)
         if auth.shape != idx.shape:
             raise ValueError(f"facts and authors must have the same length; got {idx.numel()} and {auth.numel()}")
-        for name, x in (("facts", idx), ("authors", auth)):
-            if x.numel() and (int(x.min()) < 0 or int(x.max()) >= F):
-                raise ValueError(f"{name} must lie in [0, F) = [0, {F})")
         pre, suf = self.template_ids[t]
         n = idx.numel()
         cols = [torch.full((n, 1), self.bos_id), torch.tensor(pre, dtype=torch.int64).expand(n, -1),

@@ -42,8 +42,8 @@ import numpy as np
 import torch
 from torch.nn import functional as Fn
 
-from assocmem._checks import (TrainingDiverged, as_real, check_finite_parameters, check_loss_finite, non_finite_parameter,
-                              positive_int, restore_state, seed_int, state_copy)
+from assocmem._checks import (TrainingDiverged, as_real, check_finite_parameters, check_loss_finite, index_tensor,
+                              non_finite_parameter, positive_int, restore_state, seed_int, state_copy)
 from assocmem.devices import resolve_device
 from assocmem.mlps.editing.data import BookCorpus
 from assocmem.mlps.editing.metrics import fact_accuracy
@@ -311,6 +311,8 @@ def author_logits(model: EditingLM, corpus: BookCorpus, template: int, facts=Non
     """
     model = _check_model(model)
     check_finite_parameters(model)
+    if not isinstance(corpus, BookCorpus):
+        raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
     tokens, pos = corpus.sequences(template, facts, authors)
     dev = model.embedding.device
     out = []
@@ -330,9 +332,11 @@ def lm_accuracy(model: EditingLM, corpus: BookCorpus, template: int, facts=None,
     ValueError
         As :func:`author_logits`.
     """
+    if not isinstance(corpus, BookCorpus):
+        raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
     F = corpus.num_facts
-    idx = torch.arange(F) if facts is None else torch.as_tensor(facts, dtype=torch.int64)
-    auth = idx if authors is None else torch.as_tensor(authors, dtype=torch.int64)
+    idx = torch.arange(F) if facts is None else index_tensor(facts, "facts", F)
+    auth = idx if authors is None else index_tensor(authors, "authors", F)
     logits = author_logits(model, corpus, template, idx, auth)
     return fact_accuracy(logits, corpus.author_offset + auth)
 
