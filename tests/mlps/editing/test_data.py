@@ -162,3 +162,17 @@ def test_integral_indices_of_any_integer_type_are_accepted():
     for facts in ([0.0, 2.0], np.array([0, 2], dtype=np.int32), torch.tensor([0, 2], dtype=torch.int16)):
         tokens, p = CORPUS.sequences(np.int64(1), facts)
         assert torch.equal(tokens, ref) and p == pos
+
+
+def test_a_csv_with_a_byte_order_mark_or_another_encoding(tmp_path):
+    """Spreadsheet programs write a byte-order mark: it is not part of the first column's name."""
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("book,author\nDune,Frank Herbert\nEmma,Jane Austen\n".encode("utf-8-sig"))
+    got = load_book_facts_csv(bom)
+    assert got.books == ("Dune", "Emma") and got.authors == ("Frank Herbert", "Jane Austen")
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("book,author\nLes Misérables,Victor Hugo\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="is not UTF-8 text .* save it as UTF-8"):
+        load_book_facts_csv(latin)
+    with pytest.raises(ValueError, match="is a folder, not a CSV file"):
+        load_book_facts_csv(tmp_path)

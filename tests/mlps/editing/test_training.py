@@ -177,3 +177,19 @@ def test_the_accuracy_helpers_refuse_float_or_bool_indices(tiny_model):
     with pytest.raises(ValueError, match="corpus must be a BookCorpus"):
         lm_accuracy(tiny_model, "corpus", 0)
     assert lm_accuracy(tiny_model, CORPUS, 0, [0.0, 1.0]) == lm_accuracy(tiny_model, CORPUS, 0, [0, 1])
+
+
+def test_a_model_whose_vocabulary_is_smaller_than_the_corpus_is_refused_up_front():
+    from assocmem.mlps.editing.model import EditingLM, EditingLMConfig, kaiming_embedding
+    from assocmem.mlps.lm_embeddings import capture_editing_lm
+    small = CORPUS.vocab_size - 5
+    expert = _tiny(steps=1)[0].fact_expert
+    model = EditingLM(EditingLMConfig(vocab_size=small, d=16, dtype=F64), kaiming_embedding(small, 16, dtype=F64),
+                      expert)
+    for call in (lambda: lm_accuracy(model, CORPUS, 0), lambda: author_logits(model, CORPUS, 0),
+                 lambda: capture_editing_lm(model, CORPUS)):
+        with pytest.raises(ValueError, match=f"the corpus has {CORPUS.vocab_size} token ids, but the model's "
+                                             f"vocabulary holds {small}"):
+            call()
+    with pytest.raises(ValueError, match=r"token ids must lie in \[0, "):
+        train_lm(model, training_sequences(CORPUS), LMTrainConfig(steps=1))

@@ -306,6 +306,22 @@ class EditingLM(nn.Module):
         """
         return EditingLM(self.config, self.embedding, fact_expert, _shared=self)
 
+    def check_vocabulary(self, vocab_size: int, what: str = "the corpus") -> None:
+        """Refuse token ids this model cannot embed: ``vocab_size`` ids beyond its vocabulary.
+
+        Called before a corpus's sentences are fed to the model (without it an id past the
+        embedding table raises a bare ``IndexError`` deep inside the forward pass).
+
+        Raises
+        ------
+        ValueError
+            ``"the corpus has 60 token ids, but the model's vocabulary holds 40 ..."``.
+        """
+        n = as_int(vocab_size, "vocab_size", minimum=1)
+        if n > self.config.vocab_size:
+            raise ValueError(f"{what} has {n} token ids, but the model's vocabulary holds {self.config.vocab_size}: "
+                             "build the model with EditingLMConfig(vocab_size=corpus.vocab_size, ...)")
+
     def trainable_parameters(self) -> list[nn.Parameter]:
         """Every parameter except the fact expert's (the embeddings are a buffer)."""
         expert = {id(p) for p in self.fact_expert.parameters()}

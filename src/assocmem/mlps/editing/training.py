@@ -306,13 +306,15 @@ def author_logits(model: EditingLM, corpus: BookCorpus, template: int, facts=Non
     Raises
     ------
     ValueError
-        As :meth:`BookCorpus.sequences`, not an EditingLM, or a model with a NaN or infinite
-        parameter or buffer (a diverged training: an argmax over its logits would be arbitrary).
+        As :meth:`BookCorpus.sequences`, not an EditingLM or not a BookCorpus, a corpus with more
+        token ids than the model's vocabulary, or a model with a NaN or infinite parameter or
+        buffer (a diverged training: an argmax over its logits would be arbitrary).
     """
     model = _check_model(model)
     check_finite_parameters(model)
     if not isinstance(corpus, BookCorpus):
         raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
+    model.check_vocabulary(corpus.vocab_size)
     tokens, pos = corpus.sequences(template, facts, authors)
     dev = model.embedding.device
     out = []
