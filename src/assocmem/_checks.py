@@ -162,7 +162,7 @@ def token_ids(tokens, vocab_size: int):
     ------
     ValueError
         Not a ``torch.Tensor``, not an integer dtype (bool refused), not 2-D, empty, or an id outside
-        ``[0, vocab_size)``.
+        ``[0, vocab_size)``; or ``vocab_size`` not an integer ``>= 1`` (a bool is refused).
     """
     import torch  # the floor's other checks need no torch; only this one does
 
@@ -172,6 +172,7 @@ def token_ids(tokens, vocab_size: int):
         raise ValueError(f"tokens must be an integer tensor; got {tokens.dtype}")
     if tokens.dim() != 2 or tokens.shape[0] == 0 or tokens.shape[1] == 0:
         raise ValueError(f"tokens must have shape (B, T) with B, T >= 1; got {tuple(tokens.shape)}")
+    vocab_size = as_int(vocab_size, "vocab_size", minimum=1)
     lo, hi = int(tokens.min()), int(tokens.max())
     if lo < 0 or hi >= vocab_size:
         raise ValueError(f"token ids must lie in [0, vocab_size) = [0, {vocab_size}); got range [{lo}, {hi}]")
@@ -299,8 +300,10 @@ def whole_numbers(x, name: str) -> np.ndarray:
     return out
 
 
-def index_tensor(x, name: str, size: int):
+def index_tensor(x, name: str, size: int, size_name: str | None = None):
     """``x`` as a 1-D int64 CPU tensor of indices in ``[0, size)`` (:func:`whole_numbers`'s rule).
+
+    ``size_name`` (``"F"``) names the bound in the message: ``"must lie in [0, F) = [0, 6)"``.
 
     Raises
     ------
@@ -311,7 +314,8 @@ def index_tensor(x, name: str, size: int):
 
     a = whole_numbers(x, name).reshape(-1)
     if a.size and (a.min() < 0 or a.max() >= size):
-        raise ValueError(f"{name} must lie in [0, {size}); got range [{a.min():.0f}, {a.max():.0f}]")
+        bound = f"[0, {size_name}) = [0, {size})" if size_name else f"[0, {size})"
+        raise ValueError(f"{name} must lie in {bound}; got range [{a.min():.0f}, {a.max():.0f}]")
     return torch.from_numpy(a.astype(np.int64))
 
 

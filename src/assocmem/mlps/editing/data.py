@@ -361,8 +361,8 @@ class BookCorpus:
         if t is None or not 0 <= t < self.num_templates:
             raise ValueError(f"template must be an integer in [0, {self.num_templates}); got {template!r}")
         F = self.num_facts
-        idx = torch.arange(F) if facts is None else index_tensor(facts, "facts", F)
-        auth = idx if authors is None else index_tensor(authors, "authors", F)
+        idx = torch.arange(F) if facts is None else index_tensor(facts, "facts", F, "F")
+        auth = idx if authors is None else index_tensor(authors, "authors", F, "F")
         if auth.shape != idx.shape:
             raise ValueError(f"facts and authors must have the same length; got {idx.numel()} and {auth.numel()}")
         pre, suf = self.template_ids[t]

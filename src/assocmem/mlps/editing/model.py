@@ -125,7 +125,22 @@ def rope(x: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
 
     Inner products then depend on positions only through their difference:
     ``<rope(q)_t, rope(k)_s> = f(q_t, k_s, t - s)`` (RoFormer, eq. (34)).
+
+    Returns
+    -------
+    torch.Tensor
+        Same shape, dtype and device as ``x``.
+
+    Raises
+    ------
+    ValueError
+        ``x`` is not a floating ``(B, T, d)`` tensor with ``d`` even, or ``base`` is not a finite
+        real ``> 0`` (a base of 0 or NaN would give NaN angles).
     """
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.dim() != 3 or x.shape[-1] % 2:
+        what = f"{x.dtype} tensor of shape {tuple(x.shape)}" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise ValueError(f"x must be a floating (B, T, d) tensor with d even (RoPE rotates pairs); got a {what}")
+    base = as_real(base, "base", minimum=0.0, strict_min=True)
     B, T, d = x.shape
     inv = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
     ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]  # (T, d/2)

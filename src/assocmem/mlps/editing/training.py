@@ -337,8 +337,8 @@ def lm_accuracy(model: EditingLM, corpus: BookCorpus, template: int, facts=None,
     if not isinstance(corpus, BookCorpus):
         raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
     F = corpus.num_facts
-    idx = torch.arange(F) if facts is None else index_tensor(facts, "facts", F)
-    auth = idx if authors is None else index_tensor(authors, "authors", F)
+    idx = torch.arange(F) if facts is None else index_tensor(facts, "facts", F, "F")
+    auth = idx if authors is None else index_tensor(authors, "authors", F, "F")
     logits = author_logits(model, corpus, template, idx, auth)
     return fact_accuracy(logits, corpus.author_offset + auth)
 

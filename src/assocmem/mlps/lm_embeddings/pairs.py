@@ -147,14 +147,14 @@ def load_pairs(path, max_pairs: int | None = None) -> EmbeddingPairs:
     FileNotFoundError
         No file at ``path``.
     ValueError
-        A file that is not a ``.npz`` (or a truncated or corrupt one), one without ``inputs`` and ``outputs`` arrays or with a
-        ``source`` that is not one string, arrays :class:`EmbeddingPairs` refuses, or a
+        A file that is not a ``.npz`` (or a truncated or corrupt one), one without ``inputs``
+        and ``outputs`` arrays or with a ``source`` that is not one string, arrays :class:`EmbeddingPairs` refuses, or a
         ``max_pairs`` that is not an integer ``>= 1``.
     """
+    stop = None if max_pairs is None else as_int(max_pairs, "max_pairs", minimum=1)
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no captured pairs at {path} (write them with save_pairs)")
-    stop = None if max_pairs is None else as_int(max_pairs, "max_pairs", minimum=1)
     try:
         data = np.load(path, allow_pickle=False)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:

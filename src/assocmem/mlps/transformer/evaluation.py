@@ -30,6 +30,7 @@ import pandas as pd
 import torch
 
 from assocmem._checks import as_real, check_finite_parameters
+from assocmem.mlps._checks import real_array
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.margins.decoding import output_margins
 from assocmem.mlps.transformer.model import SSFRTransformer
@@ -175,14 +176,29 @@ def fact_adaptive_accuracy(model: SSFRTransformer, mlp_b: torch.nn.Module, mappi
 def per_key_accuracy(correct: torch.Tensor) -> np.ndarray:
     """Per-key accuracy over contexts: the row means of a ``(F, C)`` correctness table.
 
+    Parameters
+    ----------
+    correct : torch.Tensor, shape ``(F, C)``, bool
+        :func:`ssfr_correct`'s table, ``F, C >= 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape ``(F,)``, float64
+        In ``[0, 1]``.
+
     Raises
     ------
     ValueError
-        Not a 2-D tensor.
+        Not a 2-D bool tensor (a count or a float is not a correctness flag: ``2`` would make an
+        accuracy above 1), or no key or no context.
     """
     if not isinstance(correct, torch.Tensor) or correct.dim() != 2:
         raise ValueError("correct must be a (F, C) tensor (from ssfr_correct)")
-    return correct.double().mean(dim=1).numpy()
+    if correct.dtype != torch.bool:
+        raise ValueError(f"correct must be a bool tensor of hits (from ssfr_correct); got {correct.dtype}")
+    if correct.shape[0] == 0 or correct.shape[1] == 0:
+        raise ValueError(f"correct must have F, C >= 1; got shape {tuple(correct.shape)}")
+    return correct.double().mean(dim=1).cpu().numpy()
 
 
 def per_key_diagnostic(model: SSFRTransformer, mapping: torch.Tensor, contexts_per_key: int = 4, seed: int = 0,
@@ -264,10 +280,14 @@ def usable_key_fraction(margins, threshold: float = 0.0) -> float:
     Raises
     ------
     ValueError
-        Margins that are empty, not 1-D or not finite, or a threshold that is not a finite real.
+        Margins that are empty, not 1-D, not finite or not real numbers (booleans and strings are
+        refused), or a threshold that is not a finite real.
     """
-    x = np.asarray(margins, dtype=np.float64)
-    if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all():
+    try:
+        x = real_array(margins, "margins")  # booleans and strings refused, not read as 1.0 / parsed
+    except ValueError as err:
+        raise ValueError(f"margins must be a non-empty, finite 1-D array of reals ({err})") from None
+    if x.ndim != 1 or x.size == 0:
         raise ValueError("margins must be a non-empty, finite 1-D array")
     t = as_real(threshold, "threshold")
     return float(np.mean(x > t))

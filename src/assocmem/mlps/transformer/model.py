@@ -136,16 +136,30 @@ class CausalAttention(nn.Module):
     generator : torch.Generator
         CPU generator for ``W_Q`` then ``W_K`` (float64 draws, cast to ``dtype``).
     dtype : torch.dtype
+        float32 or float64 (:func:`assocmem.dtypes.check_float_dtype`).
 
     Attributes
     ----------
     W_Q, W_K, W_V, W_O : torch.nn.Parameter, shape ``(d, d)``
         ``q = W_Q h`` (rows act on the right: ``q = h @ W_Q.T``).
+
+    Raises
+    ------
+    ValueError
+        ``d`` not an integer ``>= 1``, ``freeze_value_output`` not a bool, ``init_std`` not a
+        finite real ``>= 0``, ``generator`` not a CPU ``torch.Generator``, or a dtype outside the
+        policy.
     """
 
     def __init__(self, d: int, freeze_value_output: bool, init_std: float, generator: torch.Generator,
                  dtype: torch.dtype) -> None:
         super().__init__()
+        d = as_int(d, "d", minimum=1)
+        freeze_value_output = as_bool(freeze_value_output, "freeze_value_output")
+        init_std = as_real(init_std, "init_std", minimum=0.0)
+        if not isinstance(generator, torch.Generator) or generator.device.type != "cpu":
+            raise ValueError(f"generator must be a CPU torch.Generator; got {generator!r}")
+        dtype = check_float_dtype(dtype)
         draw = lambda: (torch.randn(d, d, generator=generator, dtype=torch.float64) * init_std).to(dtype)
         self.W_Q = nn.Parameter(draw())  # (d, d)
         self.W_K = nn.Parameter(draw())  # (d, d)
