@@ -276,7 +276,7 @@ def whole_numbers(x, name: str) -> np.ndarray:
         if x.is_complex():
             raise ValueError(f"{name} must hold integers; got dtype {x.dtype}")
         x = x.detach().cpu().to(torch.float64 if x.is_floating_point() else torch.int64).numpy()
-    if isinstance(x, (bool, np.bool_, str, bytes)) or (isinstance(x, (list, tuple)) and _holds_bool_or_str(x)):
+    if isinstance(x, (bool, np.bool_, str, bytes)) or (isinstance(x, (list, tuple)) and holds_bool_or_str(x)):
         raise ValueError(f"{name} must hold integers; got a boolean or a string in {x!r}")
     try:
         a = np.asarray(x)
@@ -319,10 +319,17 @@ def index_tensor(x, name: str, size: int, size_name: str | None = None):
     return torch.from_numpy(a.astype(np.int64))
 
 
-def _holds_bool_or_str(seq) -> bool:
+def holds_bool_or_str(seq) -> bool:
+    """Whether a (nested) list or tuple holds a bool or a string anywhere.
+
+    ``np.asarray([True, 2])`` is an integer array and ``np.asarray(["1"], dtype=float)`` parses
+    the string, so a sequence is checked before it becomes an array.
+    """
+    if not isinstance(seq, (list, tuple)):
+        return False
     for v in seq:
         if isinstance(v, (bool, np.bool_, str, bytes)):
             return True
-        if isinstance(v, (list, tuple)) and _holds_bool_or_str(v):
+        if isinstance(v, (list, tuple)) and holds_bool_or_str(v):
             return True
     return False

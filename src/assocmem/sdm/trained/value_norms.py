@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from assocmem._checks import as_int, as_real
+from assocmem._checks import as_int, as_real, holds_bool_or_str
 from assocmem.sdm.trained._common import real_array
 from assocmem.sdm.trained.recall import check_seed
 
@@ -245,7 +245,7 @@ def duplicate_key_read(counts, beta, n: int = 64, seed: int = 0) -> np.ndarray:
         ``n`` or ``seed`` is out of range.
     """
     cs = np.asarray(counts)
-    if cs.ndim != 1 or cs.size == 0 or not np.issubdtype(cs.dtype, np.integer) or (cs < 0).any() \
+    if holds_bool_or_str(counts) or cs.dtype == bool or cs.ndim != 1 or cs.size == 0 or not np.issubdtype(cs.dtype, np.integer) or (cs < 0).any() \
             or cs.sum() == 0:
         raise ValueError(f"counts must be a 1-d sequence of integers >= 0 with a positive sum; "
                          f"got {counts!r}")
