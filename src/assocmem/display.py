@@ -445,9 +445,17 @@ class Table:
     Made by :func:`tabulate`. ``frame`` holds the cells (strings) under the displayed headers.
     Its HTML and plain-text displays are deterministic (no random ids), so nbval can compare
     them.
+
+    Raises
+    ------
+    TypeError
+        If ``frame`` is not a DataFrame (it would fail only when displayed).
     """
 
     def __init__(self, frame: pd.DataFrame):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"frame must be a pandas DataFrame of display strings (from tabulate), "
+                            f"got {type(frame).__name__}")
         self.frame = frame
 
     def _repr_html_(self) -> str:
