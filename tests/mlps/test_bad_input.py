@@ -78,6 +78,7 @@ SSFR_MAP = TR.fact_map(SSFR, seed=1)
 SSFR_FACTS = TR.fact_set(SSFR_E, SSFR, SSFR_MAP)
 SSFR_TOKENS = TR.ssfr_eval_batch(SSFR, SSFR_MAP, 1, seed=0).tokens  # (6, 6): valid SSFR sequences
 X8 = torch.randn(20, 8, dtype=F64, generator=torch.Generator().manual_seed(5))  # captured pairs' rows
+LOGITS, LABELS = torch.randn(2, 5, dtype=F64, generator=torch.Generator().manual_seed(6)), torch.tensor([0, 1])
 
 
 class _NanMLP(torch.nn.Module):
@@ -103,6 +104,10 @@ EDIT_MODEL = ED.EditingLM(ED.EditingLMConfig(vocab_size=EDIT_CORPUS.vocab_size, 
                           ED.kaiming_embedding(EDIT_CORPUS.vocab_size, 8, dtype=F64),
                           ED.build_fact_expert("data_dependent", ED.expert_fact_set(
                               ED.kaiming_embedding(EDIT_CORPUS.vocab_size, 8, dtype=F64), EDIT_CORPUS), 16))
+
+EDIT_BILINEAR = ED.EditingLM(ED.EditingLMConfig(vocab_size=EDIT_CORPUS.vocab_size, d=8, dtype=F64),
+                             ED.kaiming_embedding(EDIT_CORPUS.vocab_size, 8, dtype=F64),
+                             BilinearMLP(Y[:, :8], Y[:, :8], W))  # a BilinearMLP expert: what the editors edit
 
 
 BAD = [
@@ -535,6 +540,27 @@ BAD = [
                  id="i31-token-ce-empty-mask"),
     pytest.param(ED.nonfact_ppl_ratio, (-1.0, 1.0), {}, "ce_pre must be >= 0", id="i31-ppl-ratio-negative"),
     pytest.param(ED.nonfact_ppl_ratio, (True, 1.0), {}, "ce_pre must be a real", id="i31-ppl-ratio-bool"),
+    pytest.param(ED.learn_residuals, (EDIT_BILINEAR, "c", torch.tensor([0, 1]), torch.tensor([1, 0]),
+                                      ED.ResidualConfig(steps=1)), {}, "corpus must be a BookCorpus",
+                 id="i31-residuals-not-a-corpus"),
+    pytest.param(ED.learn_residuals, (EDIT_BILINEAR, EDIT_CORPUS, torch.tensor([0, 1]), torch.tensor([1.0, 0.0]),
+                                      ED.ResidualConfig(steps=1)), {}, "integer tensor of fact indices",
+                 id="i31-residuals-float-authors"),
+    pytest.param(ED.learn_residuals, (EDIT_BILINEAR, EDIT_CORPUS, torch.tensor([0, 1]), torch.tensor([1]),
+                                      ED.ResidualConfig(steps=1)), {}, "one entry per fact",
+                 id="i31-residuals-short-authors"),
+    pytest.param(ED.learn_residuals, (EDIT_BILINEAR, EDIT_CORPUS, torch.tensor([0, 1]), torch.tensor([1, 0]),
+                                      {"steps": 1}), {}, "config must be a ResidualConfig",
+                 id="i31-residuals-dict-config"),
+    pytest.param(ED.learn_residuals, (EDIT_BILINEAR, EDIT_CORPUS, torch.tensor([0, 1]), torch.tensor([1, 0]),
+                                      ED.ResidualConfig(steps=1), True), {}, "template must be an integer",
+                 id="i31-residuals-bool-template"),
+    pytest.param(ED.edit_metrics, (LOGITS, LABELS, LOGITS, LABELS, LOGITS, LABELS), {"ce_pre": math.nan, "ce_post": 1.0},
+                 "ce_pre must be finite", id="i31-edit-metrics-nan-ce"),
+    pytest.param(ED.edit_metrics, (LOGITS, LABELS.float(), LOGITS, LABELS, LOGITS, LABELS),
+                 {"ce_pre": 1.0, "ce_post": 1.0}, "integer tensor", id="i31-edit-metrics-float-labels"),
+    pytest.param(ED.edit_metrics, (LOGITS * math.nan, LABELS, LOGITS, LABELS, LOGITS, LABELS),
+                 {"ce_pre": 1.0, "ce_post": 1.0}, "non-finite", id="i31-edit-metrics-nan-logits"),
     # lm_embeddings
     pytest.param(LME.EmbeddingPairs, (X8, X8[:3], "s"), {}, "same number of rows", id="i31-pairs-rows"),
     pytest.param(LME.EmbeddingPairs, (X8 * math.nan, X8, "s"), {}, "non-finite", id="i31-pairs-nan"),
