@@ -78,6 +78,16 @@ BAD = [
     (D.glue, ("x", 1.5, "abc"), {}, ValueError, "spec must be a float format"),
     (D.glue, ("n", 3, ".3q"), {}, ValueError, "spec must be a float format"),
     (D.glue, (3, 1.5, ".2f"), {}, TypeError, "glue name must be a non-empty str"),
+    # display, issue 31: tables, and numbers at the edges that used to print wrong
+    (D.tabulate, ([[1]],), {}, TypeError, "df must be a pandas DataFrame"),
+    (D.tabulate, (DF,), {"headers": ["x"]}, TypeError, "headers must be a mapping of column -> str"),
+    (D.tabulate, (DF,), {"headers": {"a": 3}}, TypeError, "headers must be a mapping of column -> str"),
+    (D.tabulate, (DF,), {"headers": {"a": "b"}}, ValueError, "two columns would share a header"),
+    (D.tabulate, (DF, ".7f"), {}, ValueError, "shows 7 decimals"),
+    (D.Table, ("x",), {}, TypeError, "frame must be a pandas DataFrame"),
+    (D.fmt, (1 + 2j,), {}, TypeError, "expected a real number, got complex"),
+    (D.fmt, (math.nan,), {"missing": 0}, TypeError, "missing must be a str"),
+    (D.frame, (DF,), {"index": "no"}, TypeError, "index must be True or False"),
     # repro: tolerances that are not numbers, flags that are not bools, bad table settings
     (Check, ("c", 1.0, 1.5), {"tol": True}, ValueError, "tol must be a real number, got True"),
     (Check, ("c", 1.0, 1.5), {"tol": "0.1"}, ValueError, "tol must be a real number, got '0.1'"),
@@ -192,3 +202,12 @@ def test_edge_cases_with_a_right_value():
     assert sorted(np.concatenate([train, test]).tolist()) == list(range(12))
     assert DS.stratified_split([], 0.5)[0].size == 0  # no labels: an empty split, not an error
     assert P.color(np.int64(2)) == P.color(2) and P.color(-1) == P.color(7)  # the cycle wraps
+
+
+def test_display_at_the_edges_of_float64_and_of_the_percent_spec():
+    """Issue 31: an integer under a % spec is a fraction; the largest floats print their digits."""
+    assert D.fmt(1, ".1%") == "100.0%" and D.fmt(np.int64(0), ".0%") == "0%"
+    assert D.fmt(-1.79e308, ".1e") == "-1.8e+308" and D.fmt(1.7976931348623157e308, ".4g") == "1.798e+308"
+    assert D.fmt(-1e-320, ".1e") == "-1.0e-320" and D.fmt(-0.0, ".1e") == "0.0e+00"
+    assert D.frame(DF, ".1%")["b"].tolist() == ["1", "2"]  # integer cells of a table stay counts
+    assert D.bound_text(5e-324) == "< 5e-324"

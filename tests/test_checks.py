@@ -95,3 +95,37 @@ def test_token_ids_accepts_integer_batches_and_refuses_the_rest():
                        (torch.tensor([[-1, 0]]), "range")]:
         with pytest.raises(ValueError, match=match):
             token_ids(bad, 4)
+
+
+def test_training_helpers_detect_divergence_and_restore_a_module():
+    from assocmem._checks import (TrainingDiverged, check_finite_parameters, check_loss_finite, restore_state,
+                                  state_copy)
+    layer = torch.nn.Linear(3, 2)
+    saved = state_copy(layer)
+    with torch.no_grad():
+        layer.weight.fill_(float("nan"))
+    with pytest.raises(ValueError, match="parameter 'weight' is not finite"):
+        check_finite_parameters(layer)
+    restore_state(layer, saved)
+    assert torch.equal(layer.weight, saved["weight"]) and layer.weight.data_ptr() != saved["weight"].data_ptr()
+    check_finite_parameters(layer)
+    check_loss_finite(torch.tensor(1.5), 1, what="t", lr=0.1)
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(TrainingDiverged, match="t diverged: the loss is .* at step 4 .*restored"):
+            check_loss_finite(torch.tensor(bad), 4, what="t", lr=0.1)
+    assert issubclass(TrainingDiverged, FloatingPointError) and issubclass(TrainingDiverged, ValueError)
+
+
+def test_whole_numbers_and_index_tensor_refuse_what_they_would_round():
+    from assocmem._checks import index_tensor, whole_numbers
+    assert whole_numbers([1, 2.0], "n").tolist() == [1.0, 2.0]
+    assert whole_numbers(torch.tensor([3], dtype=torch.int8), "n").tolist() == [3.0]
+    for bad, match in ((True, "a boolean"), ("3", "a boolean or a string"), ([1, "2"], "a string"),
+                       (np.array([True]), "dtype bool"), (torch.tensor([False]), "boolean tensor"),
+                       (None, "dtype object"), ([1.5], "whole numbers; got 1.5"), ([np.nan], "finite"),
+                       ([[1], [1, 2]], "integers"), (np.array([2**60]), "2\\*\\*53")):
+        with pytest.raises(ValueError, match=f"n must .*{match}"):
+            whole_numbers(bad, "n")
+    assert index_tensor([0, 2.0], "i", 3).tolist() == [0, 2] and index_tensor([0], "i", 3).dtype == torch.int64
+    with pytest.raises(ValueError, match=r"i must lie in \[0, 3\); got range \[0, 3\]"):
+        index_tensor([0, 3], "i", 3)

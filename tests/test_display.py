@@ -192,3 +192,30 @@ def test_range_text_shows_mean_and_ends_over_trainings():
     assert range_text([], ".2f") == "-"
     with pytest.raises(TypeError):
         range_text([True, 1.0])
+
+
+@pytest.mark.parametrize("value, spec, text", [
+    (1, ".1%", "100.0%"), (0, ".0%", "0%"), (-2, ".0%", "-200%"), (np.int64(3), ".1%", "300.0%"),
+    (1.0, ".1%", "100.0%"), (12345, ".2e", "12,345"),  # e/f/g keep an integer a count
+    (-1.79e308, ".1e", "-1.8e+308"), (1.7976931348623157e308, ".4g", "1.798e+308"),
+    (-1.7976931348623157e308, ".4g", "-1.798e+308"), (1.7976931348623157e308, ".1e", "1.8e+308"),
+    (5e-324, ".2e", "4.94e-324"), (-5e-324, ".1f", "0.0"), (-0.0001, ".2f", "0.00"),
+])
+def test_fmt_at_the_edges_shows_the_rounded_digits_never_0_or_inf(value, spec, text):
+    assert D.fmt(value, spec) == text
+    assert D.fmt(D.rounded(value, spec), spec) == text  # what glue stores prints the same digits
+
+
+def test_a_percent_of_a_value_near_the_largest_float_is_exact_not_inf():
+    import decimal
+    out = D.fmt(1e307, ".1%")
+    assert out.endswith(".0%") and "inf" not in out
+    with decimal.localcontext() as ctx:
+        ctx.prec = 400
+        assert decimal.Decimal(out[:-1]) == decimal.Decimal(1e307) * 100
+
+
+def test_frame_keeps_integer_cells_as_counts_under_a_percent_spec():
+    from assocmem.display import frame
+    out = frame(pd.DataFrame({"n": [100, 2], "p": [0.5, 1.0]}), ".1%")
+    assert out["n"].tolist() == ["100", "2"] and out["p"].tolist() == ["50.0%", "100.0%"]

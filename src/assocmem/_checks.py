@@ -162,7 +162,7 @@ def token_ids(tokens, vocab_size: int):
     ------
     ValueError
         Not a ``torch.Tensor``, not an integer dtype (bool refused), not 2-D, empty, or an id outside
-        ``[0, vocab_size)``.
+        ``[0, vocab_size)``; or ``vocab_size`` not an integer ``>= 1`` (a bool is refused).
     """
     import torch  # the floor's other checks need no torch; only this one does
 
@@ -172,7 +172,164 @@ def token_ids(tokens, vocab_size: int):
         raise ValueError(f"tokens must be an integer tensor; got {tokens.dtype}")
     if tokens.dim() != 2 or tokens.shape[0] == 0 or tokens.shape[1] == 0:
         raise ValueError(f"tokens must have shape (B, T) with B, T >= 1; got {tuple(tokens.shape)}")
+    vocab_size = as_int(vocab_size, "vocab_size", minimum=1)
     lo, hi = int(tokens.min()), int(tokens.max())
     if lo < 0 or hi >= vocab_size:
         raise ValueError(f"token ids must lie in [0, vocab_size) = [0, {vocab_size}); got range [{lo}, {hi}]")
     return tokens.to(torch.int64)
+
+
+class TrainingDiverged(FloatingPointError, ValueError):
+    """A training whose loss or parameters became non-finite (NaN or inf).
+
+    Raised by the trainings of the library at the first non-finite loss, after the model's
+    parameters have been put back as they were before the call. It is both a
+    :class:`FloatingPointError` and a :class:`ValueError` (the error the trainings have always
+    raised for a diverged run), so either ``except`` clause catches it.
+    """
+
+
+def state_copy(module) -> dict:
+    """A copy of ``module.state_dict()`` (every tensor cloned), for :func:`restore_state`.
+
+    Only reads the module: taking the copy changes no value and draws no random number.
+    """
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+
+def restore_state(module, saved: dict) -> None:
+    """Put back the tensors of :func:`state_copy` into ``module`` (in place, same tensors)."""
+    import torch
+
+    with torch.no_grad():
+        module.load_state_dict(saved)
+
+
+def check_loss_finite(loss, step: int, *, what: str, lr: float, restored: bool = True) -> None:
+    """:class:`TrainingDiverged` if the 0-d tensor ``loss`` is NaN or infinite, naming ``step``.
+
+    Only reads ``loss`` (no value of the training changes); ``step`` counts from 1. ``restored``
+    says whether the caller puts the model back before the error propagates (the message says so);
+    otherwise the message says that no model is returned.
+
+    Raises
+    ------
+    TrainingDiverged
+        ``"<what> diverged: the loss is nan at step 3 of 10 (lr = 1e+30); lower lr ..."``.
+    """
+    import torch
+
+    if not bool(torch.isfinite(loss.detach())):
+        raise TrainingDiverged(f"{what} diverged: the loss is {float(loss.detach())} at step {step} "
+                               f"(lr = {lr:g}); lower lr. "
+                               + ("The model's parameters were restored as they were before the call"
+                                  if restored else "No model is returned"))
+
+
+def non_finite_parameter(module) -> str | None:
+    """The name of the first parameter or buffer of ``module`` holding a NaN or an infinity, or None."""
+    import torch
+
+    with torch.no_grad():
+        for name, t in (*module.named_parameters(), *module.named_buffers()):
+            if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+                return name
+    return None
+
+
+def check_finite_parameters(module, what: str = "model") -> None:
+    """:class:`ValueError` if any floating parameter or buffer of ``module`` is NaN or infinite.
+
+    The check every evaluation runs first: an argmax over the logits of a model with NaN weights
+    would report an accuracy (NaN compares false, so the argmax picks an arbitrary index).
+
+    Raises
+    ------
+    ValueError
+        ``"the model's parameter 'w_q' is not finite (NaN or inf): a diverged training? ..."``.
+    """
+    name = non_finite_parameter(module)
+    if name is not None:
+        raise ValueError(f"the {what}'s parameter {name!r} is not finite (NaN or inf): a diverged training? "
+                         "An accuracy computed from it would mean nothing")
+
+
+def whole_numbers(x, name: str) -> np.ndarray:
+    """``x`` (a number, a sequence, an ndarray or a tensor) as a float64 ndarray of whole numbers.
+
+    The one reading of "counts or indices given as an array": accepts Python, numpy and torch
+    integers and integral finite floats (``3.0``, the rule of :func:`as_int`); refuses booleans
+    (``True`` is not the count 1), strings (``"3"`` is not 3), complex numbers, ``None``,
+    non-integral or non-finite values, and ragged sequences.
+
+    Raises
+    ------
+    ValueError
+        ``"<name> must hold integers; got a boolean ..."``, ``"... got dtype <U1"``,
+        ``"<name> must be finite; got nan"``, ``"<name> must hold whole numbers; got 2.5"``.
+    """
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        if x.dtype == torch.bool:
+            raise ValueError(f"{name} must hold integers; got a boolean tensor")
+        if x.is_complex():
+            raise ValueError(f"{name} must hold integers; got dtype {x.dtype}")
+        x = x.detach().cpu().to(torch.float64 if x.is_floating_point() else torch.int64).numpy()
+    if isinstance(x, (bool, np.bool_, str, bytes)) or (isinstance(x, (list, tuple)) and holds_bool_or_str(x)):
+        raise ValueError(f"{name} must hold integers; got a boolean or a string in {x!r}")
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must hold integers; got {type(x).__name__}") from None
+    if a.dtype.kind == "O" and all(isinstance(v, Real) and not isinstance(v, (bool, np.bool_)) for v in a.flat):
+        try:
+            a = a.astype(np.float64)
+        except OverflowError:
+            raise ValueError(f"{name} must hold integers within float64's range") from None
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold integers; got dtype {a.dtype}")
+    out = a.astype(np.float64)
+    if not np.isfinite(out).all():
+        raise ValueError(f"{name} must be finite; got {float(out[~np.isfinite(out)].flat[0])!r}")
+    bad = out != np.round(out)
+    if bad.any():
+        raise ValueError(f"{name} must hold whole numbers; got {float(out[bad].flat[0])!r}")
+    if a.dtype.kind in "iu" and np.any(np.abs(a) > 2**53):
+        raise ValueError(f"{name} must hold integers of magnitude at most 2**53 (exact in float64)")
+    return out
+
+
+def index_tensor(x, name: str, size: int, size_name: str | None = None):
+    """``x`` as a 1-D int64 CPU tensor of indices in ``[0, size)`` (:func:`whole_numbers`'s rule).
+
+    ``size_name`` (``"F"``) names the bound in the message: ``"must lie in [0, F) = [0, 6)"``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`whole_numbers`, or an index outside ``[0, size)``.
+    """
+    import torch
+
+    a = whole_numbers(x, name).reshape(-1)
+    if a.size and (a.min() < 0 or a.max() >= size):
+        bound = f"[0, {size_name}) = [0, {size})" if size_name else f"[0, {size})"
+        raise ValueError(f"{name} must lie in {bound}; got range [{a.min():.0f}, {a.max():.0f}]")
+    return torch.from_numpy(a.astype(np.int64))
+
+
+def holds_bool_or_str(seq) -> bool:
+    """Whether a (nested) list or tuple holds a bool or a string anywhere.
+
+    ``np.asarray([True, 2])`` is an integer array and ``np.asarray(["1"], dtype=float)`` parses
+    the string, so a sequence is checked before it becomes an array.
+    """
+    if not isinstance(seq, (list, tuple)):
+        return False
+    for v in seq:
+        if isinstance(v, (bool, np.bool_, str, bytes)):
+            return True
+        if isinstance(v, (list, tuple)) and holds_bool_or_str(v):
+            return True
+    return False

@@ -120,6 +120,23 @@ def _infinite_text(x: float) -> str:
     return "∞" if x > 0 else "-∞"
 
 
+def _text(x: float | int, m: re.Match) -> str:
+    """``format(x, spec)`` for the parsed ``spec``, without Python's two failures at the edges.
+
+    A ``%`` format multiplies by 100 in float arithmetic, so a finite value above ``1.8e306``
+    prints as ``"inf%"``, and an integer prints as a percentage only after a lossy float
+    conversion: both are formatted exactly (``decimal``) instead. Everything else is
+    ``format(x, spec)`` unchanged.
+    """
+    spec = m[0]
+    if m["type"] == "%" and (isinstance(x, int) or math.isinf(x * 100.0)):
+        precision = 6 if m["precision"] is None else int(m["precision"])
+        with decimal.localcontext() as ctx:
+            ctx.prec = 800  # enough for every float64 and any integer of up to ~800 digits exactly
+            return format(decimal.Decimal(x) * 100, f"{m['sign']}{m['group']}.{precision}f") + "%"
+    return format(x, spec)
+
+
 def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
     """``value`` rounded to exactly the digits that ``format(value, spec)`` shows.
 
@@ -140,7 +157,9 @@ def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
     -------
     float or int
         ``nan`` and ``±inf`` pass through; ``-0.0`` (a negative number rounded to zero) becomes
-        ``0.0``.
+        ``0.0``. Where the printed decimal lies beyond float64's range (``1.8e+308``, the
+        largest float under ``".1e"``), ``value`` itself is returned: it prints as that decimal,
+        where the nearest float, ``inf``, would not.
 
     Raises
     ------
@@ -161,8 +180,10 @@ def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
     m = _parse(spec)
     if isinstance(x, int) or not math.isfinite(x):
         return x
-    text = format(x, spec).replace(",", "").lstrip("+ ")
+    text = _text(x, m).replace(",", "").lstrip("+ ")
     out = float(text[:-1]) / 100 if m["type"] == "%" else float(text)
+    if math.isinf(out):  # the decimal shown is beyond float64's range: x prints as it
+        return x + 0.0
     if m["type"] == "%":
         # float(text) / 100 may land one ulp off the decimal; the repr of the nearest float to
         # the decimal string is what we want.
@@ -220,7 +241,10 @@ def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing:
         ``missing``; ``±inf`` prints as ``"∞"`` and ``"-∞"``.
     spec : str, default ``".4g"``
         Format specification for floats (see :func:`rounded`). Integers print with thousands
-        separators unless they exceed 15 digits, where they print in ``.3e`` form.
+        separators unless they exceed 15 digits, where they print in ``.3e`` form; under a
+        ``%`` spec an integer is a fraction like any number (``fmt(1, ".1%")`` is ``"100.0%"``).
+        Values at the ends of float64's range print their rounded digits (``fmt(-1.79e308,
+        ".1e")`` is ``"-1.8e+308"``), never ``0`` or ``inf``.
     below : float, optional
         Show the value as the bound ``"< below"``: for rounding-level quantities.
     missing : str, default ``"-"``
@@ -248,13 +272,15 @@ def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing:
         _check_below(float(x), bound)
         return bound_text(bound)
     if isinstance(x, int):
-        return f"{x:,}" if abs(x) < 10**15 else _big_int(x)
+        if _parse(spec)["type"] == "%":
+            return _text(x, _parse(spec))
+        return _count(x)
     if math.isnan(x):
         return missing
     if math.isinf(x):
         return _infinite_text(x)
     r = rounded(x, spec)
-    text = format(r, spec)
+    text = _text(r, _parse(spec))
     return "0" if _is_negative_zero_text(text) else text
 
 
@@ -292,6 +318,11 @@ def range_text(values, spec: str = DEFAULT_SPEC) -> str:
     return f"{fmt(float(x.mean()), spec)} ({lo} to {hi})"
 
 
+def _count(x: int) -> str:
+    """An integer as a count: thousands separators, or ``.3e`` form beyond 15 digits."""
+    return f"{x:,}" if abs(x) < 10**15 else _big_int(x)
+
+
 def _big_int(x: int) -> str:
     """An integer of 16 digits or more in ``.3e`` form (exactly, beyond float's range too)."""
     try:
@@ -309,7 +340,8 @@ def _bound(value, name: str) -> float:
 
 
 def _is_negative_zero_text(text: str) -> bool:
-    return text.startswith("-") and not any(c in "123456789" for c in text.split("e")[0])
+    mantissa = text.split("e")[0]
+    return text.startswith("-") and "0" in mantissa and not any(c in "123456789" for c in mantissa)
 
 
 def glue(name: str, value, spec: str | None = None, *, below: float | None = None) -> None:
@@ -373,7 +405,8 @@ def frame(
     df : pandas.DataFrame
     spec : str or mapping of column -> str, default ``".4g"``
         One specification for every float column, or one per column (columns not named get
-        :data:`DEFAULT_SPEC`).
+        :data:`DEFAULT_SPEC`). Integer cells print as counts (thousands separators) whatever
+        the spec.
     below : mapping of column -> float, optional
         Columns of rounding-level quantities, each shown as its bound (checked per cell).
     missing : str, default ``"-"``
@@ -447,9 +480,17 @@ class Table:
     Made by :func:`tabulate`. ``frame`` holds the cells (strings) under the displayed headers.
     Its HTML and plain-text displays are deterministic (no random ids), so nbval can compare
     them.
+
+    Raises
+    ------
+    TypeError
+        If ``frame`` is not a DataFrame (it would fail only when displayed).
     """
 
     def __init__(self, frame: pd.DataFrame):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"frame must be a pandas DataFrame of display strings (from tabulate), "
+                            f"got {type(frame).__name__}")
         self.frame = frame
 
     def _repr_html_(self) -> str:
@@ -514,6 +555,8 @@ def _cell(v, spec: str, bound: float | None, missing: str) -> str:
         return "yes" if v else "no"
     if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and math.isnan(v)):
         return missing
+    if isinstance(v, (numbers.Integral, np.integer)) and bound is None:
+        return _count(int(v))  # the spec is for float columns: an integer cell is a count
     if isinstance(v, (numbers.Real, np.generic)) and not isinstance(v, str):
         return fmt(v, spec, below=bound, missing=missing)
     return str(v)

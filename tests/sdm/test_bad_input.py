@@ -35,11 +35,12 @@ from assocmem.sdm.convergence_sweeps import ConvergenceSweepConfig, pair_gaps, w
 from assocmem.sdm.projections import level_to_cosine, train_projection
 from assocmem.sdm.projections.protocol import cosine_to_level
 from assocmem.sdm.read import NeuronSDM
-from assocmem.sdm.trained import (RecallAttention, RecallBatch, RecallConfig, beta_spread,
+from assocmem.sdm.trained import (RecallAttention, RecallBatch, RecallConfig, beta_spread, between,
                                   duplicate_key_read, eq26_accuracy, evaluate_recall, fit_accuracy_curves,
-                                  gpt2_effective_betas, log_linear_beta, make_recall_batch,
-                                  max_softmax_input, reference_betas, sphere_distance, train_recall,
-                                  weight_contribution)
+                                  gpt2_attention_inputs, gpt2_effective_betas, load_gpt2, log_linear_beta,
+                                  logistic_accuracy, make_recall_batch, max_softmax_input, reference_betas,
+                                  sphere_distance, train_recall, weight_contribution)
+from assocmem.sdm.trained.recall import check_seed
 from assocmem.sdm.trained_sweeps import TrainedVariant
 
 CPU = "cpu"
@@ -298,6 +299,9 @@ ERRORS = [
 _RC = RecallConfig(n=8, m=4, vocab=4, steps=1, batch=2)
 _MODEL = RecallAttention(_RC)
 _GOOD = make_recall_batch(2, 4, 8, 4, 0.1, torch.Generator().manual_seed(0))
+_NAN_MODEL = RecallAttention(_RC)
+with torch.no_grad():
+    _NAN_MODEL.w_q[0, 0] = NAN  # what a diverged training leaves: no accuracy may be reported
 
 
 def _batch(**changes):
@@ -358,6 +362,47 @@ ERRORS += [
     (duplicate_key_read, ([2, 1],), {"beta": 1.0, "seed": -1}, ValueError, "seed must lie in"),
     (gpt2_effective_betas, (None, torch.zeros(1, 2, dtype=torch.int64)), {}, ValueError,
      "at least 3 tokens"),
+    # ---- trained models, issue 31: every public function, and what was silently accepted
+    (logistic_accuracy, (["1"], 1.0, 2.0), {}, ValueError, "m must hold numbers, not booleans or strings"),
+    (logistic_accuracy, ([NAN], 1.0, 2.0), {}, ValueError, "m must be a finite number"),
+    (logistic_accuracy, ([1.0], True, 2.0), {}, ValueError, "slope must be a real number"),
+    (logistic_accuracy, ([1.0], 1.0, 2.0, 1.5), {}, ValueError, "floor must be <= 1"),
+    (eq26_accuracy, ([True, 2], 1, 1), {}, ValueError, "m must hold numbers, not booleans"),
+    (eq26_accuracy, ([1.0], NAN, 2.0), {}, ValueError, "a must be finite"),
+    (fit_accuracy_curves, ([1, 2, 4], [True, 1, 1], [4, 4, 4]), {}, ValueError,
+     "correct must hold numbers, not booleans"),
+    (fit_accuracy_curves, ([1, 2, 4], [5, 5, 5], [4, 4, 4]), {}, ValueError, "0 <= correct <= total"),
+    (fit_accuracy_curves, ([1, 2], [1, 2, 3], [4, 4, 4]), {}, ValueError, "1-d of one length"),
+    (between, (NAN, 0, 1), {}, ValueError, "value must be finite"),
+    (between, ("0.5", 0, 1), {}, ValueError, "value must be a real number"),
+    (reference_betas, (True, 4), {}, ValueError, "n must be an integer"),
+    (max_softmax_input, (np.array([[[NAN, 1.0]]]),), {}, ValueError, "scores hold NaN"),
+    (max_softmax_input, (np.ones((1, 2, 2)),), {"mask": np.zeros((2, 2), bool)}, ValueError, "no unmasked score"),
+    (log_linear_beta, (np.ones((2, 3)), np.ones((2, 2))), {}, ValueError, "2-d of one shape"),
+    (log_linear_beta, (np.full((2, 3), NAN), np.ones((2, 3))), {}, ValueError, "finite where used"),
+    (gpt2_attention_inputs, (torch.nn.Linear(2, 2), torch.zeros(1, 2, dtype=torch.int64)), {}, TypeError,
+     "must be a transformers GPT2Model"),
+    (load_gpt2, (3,), {}, ValueError, "name must be a non-empty str"),
+    (RecallConfig, (), {"n": True}, ValueError, "n must be an integer"),
+    (RecallConfig, (), {"lr": NAN}, ValueError, "lr must be finite"),
+    (RecallAttention, ({"n": 4},), {}, TypeError, "config must be a RecallConfig"),
+    (train_recall, (RecallConfig(n=8, m=4, vocab=4, steps=1),), {"record_every": 0}, ValueError,
+     "record_every must be >= 1"),
+    (train_recall, (RecallConfig(n=16, m=8, vocab=8, steps=20, batch=8, lr=1e30, beta_lr=1e30),), {}, FloatingPointError,
+     "train_recall diverged: the loss is nan at step 2"),
+    (evaluate_recall, (_MODEL, 0), {}, ValueError, "m must be >= 1"),
+    (evaluate_recall, (_MODEL, 4), {"noise": 0.6}, ValueError, "noise must be <= 0.5"),
+    (evaluate_recall, (_NAN_MODEL, 4), {"queries": 4}, ValueError, "parameter 'w_q' is not finite"),
+    (make_recall_batch, (2, 2, 4, 4, 0.1, 3), {}, TypeError, "generator must be a torch.Generator"),
+    (check_seed, (-1,), {}, ValueError, r"seed must lie in \[0, 2\*\*63 - 1\)"),
+    (weight_contribution, (np.array([[True, False]]), np.ones((1, 2))), {}, ValueError, "weights must be real"),
+    (sphere_distance, ([True, True], 4), {}, ValueError, "norms must be real numbers"),
+    (sphere_distance, ([1.0, 2.0], True), {}, ValueError, "dim must be an integer"),
+    (beta_spread, (1.0, [1.0], [[1.0]], 4), {"quantiles": 0.5}, ValueError, "quantiles must be a sequence"),
+    (beta_spread, (3.0, [1e200], [[1e200]], 16), {}, ValueError, "overflow float64"),
+    (duplicate_key_read, ([True, 2], 1.0), {}, ValueError, "counts must be a 1-d sequence of integers"),
+    (duplicate_key_read, ([1.5, 2], 1.0), {}, ValueError, "counts must be a 1-d sequence of integers"),
+    (duplicate_key_read, ([1, 2], NAN), {}, ValueError, "beta must be finite"),
 ]
 
 

@@ -74,3 +74,54 @@ def test_missing_text_on_both_sides_is_equal_and_on_one_side_is_a_change():
     with pytest.raises(RowsDisagree, match="note"):
         check_rows(stored.iloc[:3].assign(note=["z", "x", None]), stored, ["k"], tolerances={"x": 0.0},
                    exact=["m", "label", "note"])
+
+
+def _one(live, stored, **rules):
+    frame = lambda v: pd.DataFrame({"k": list(range(len(v))), "x": v})  # noqa: E731
+    return check_rows(frame(live), frame(stored), ["k"], **(rules or {"tolerances": {"x": 1e-9}}))
+
+
+def test_the_same_infinity_on_both_sides_is_equal():
+    out = _one([math.inf, -math.inf, 1.0], [math.inf, -math.inf, 1.0])
+    assert out.loc[0, "max |diff|"] == 0.0 and out.loc[0, "rows changed"] == 0
+    out = _one([math.inf, -math.inf], [math.inf, -math.inf], exact=["x"])
+    assert out.loc[0, "rows changed"] == 0
+
+
+@pytest.mark.parametrize("live, stored", [(math.inf, 5.0), (5.0, math.inf), (-math.inf, 5.0),
+                                          (math.inf, -math.inf), (-math.inf, math.inf)])
+def test_an_infinity_lies_within_no_finite_tolerance(live, stored):
+    with pytest.raises(RowsDisagree, match=r"x: \|diff\| <= 1e\+300 broken \(1 row\(s\) changed, max \|diff\| inf: "
+                                           r"1 row\(s\) with an infinity against a finite value or the opposite"):
+        _one([1.0, live], [1.0, stored], tolerances={"x": 1e300})
+    with pytest.raises(RowsDisagree, match="x: equal broken"):
+        _one([1.0, live], [1.0, stored], exact=["x"])
+    out = _one([1.0, live], [1.0, stored], max_changed={"x": 1})
+    assert out.loc[0, "max |diff|"] == math.inf and out.loc[0, "rows changed"] == 1
+
+
+def test_a_difference_that_overflows_is_infinite_not_zero():
+    with pytest.raises(RowsDisagree, match=r"max \|diff\| inf: 1 row\(s\) with a difference that overflows float64"):
+        _one([0.0, 1e308], [0.0, -1e308], tolerances={"x": 1e-9})
+    out = _one([0.0, 1e308], [0.0, -1e308], max_changed={"x": 1})
+    assert out.loc[0, "max |diff|"] == math.inf and out.loc[0, "rows changed"] == 1
+
+
+def test_max_diff_is_the_largest_finite_difference_and_nan_on_one_side_is_infinite():
+    out = _one([1.0, 2.0, math.inf, np.nan], [1.5, 2.0, math.inf, np.nan], tolerances={"x": 0.5})
+    assert out.loc[0, "max |diff|"] == 0.5 and out.loc[0, "rows changed"] == 0
+    with pytest.raises(RowsDisagree, match=r"max \|diff\| inf: 1 row\(s\) with NaN on one side only"):
+        _one([1.0, np.nan], [1.0, math.inf])
+    out = _one([1.0, np.nan], [1.0, 2.0], max_changed={"x": 1})
+    assert out.loc[0, "max |diff|"] == math.inf
+
+
+def test_integer_columns_are_compared_without_rounding_and_missing_integers_work():
+    with pytest.raises(RowsDisagree, match=r"x: equal broken \(1 row\(s\) changed, max \|diff\| 1\)"):
+        _one([2**53 + 1], [2**53], exact=["x"])
+    big = np.iinfo(np.int64)
+    out = _one(np.array([big.max], dtype=np.int64), np.array([big.min], dtype=np.int64), max_changed={"x": 1})
+    assert out.loc[0, "max |diff|"] == 2.0**64
+    nullable = pd.array([1, None], dtype="Int64")
+    out = _one(nullable, nullable, exact=["x"])
+    assert out.loc[0, "rows changed"] == 0

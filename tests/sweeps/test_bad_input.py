@@ -20,6 +20,8 @@ from assocmem.sweeps import (
     RayExecutor,
     ResultsError,
     ResultsPaths,
+    RowsDisagree,
+    SerialExecutor,
     canonical_key,
     check_rows,
     config_to_json,
@@ -33,6 +35,10 @@ from assocmem.sweeps import (
     smallest_width,
     unregister_sweep,
 )
+from assocmem.sweeps.engine import environment_info, execute_point
+from assocmem.sweeps.registry import get_sweep
+from assocmem.sweeps.search import smallest_width_reference
+from assocmem.sweeps.store import ResultsStore, format_line, format_value, grid_hash
 from tests.sweeps._toy import ToyConfig, toy_point, toy_points
 
 LIVE = pd.DataFrame({"k": [1, 2], "x": [0.1, 0.2], "s": ["a", "b"]})
@@ -143,6 +149,38 @@ BAD = [
     (lambda t: check_rows(LIVE.to_dict(), LIVE, ["k"]), TypeError, "live must be a pandas DataFrame"),
     (lambda t: _rows(tolerances={"x": 0.1}, max_changed={"s": 0}, exact="label"), ValueError,
      r"column 'label' is missing"),
+    (lambda t: _rows(tolerances={"x": math.nan}, exact=["s"]), ValueError, "tolerance of 'x' must be a non-negative finite"),
+    # issue 31: the remaining public functions of registry, store, engine, search
+    (lambda t: get_sweep("nope"), ValueError, "unknown sweep 'nope'"),
+    (lambda t: get_sweep(3), ValueError, "unknown sweep 3"),
+    (lambda t: format_value(object()), TypeError, "cannot store object"),
+    (lambda t: format_value(np.float32(0.1)), TypeError, "cannot store float32"),
+    (lambda t: format_value([1, 2]), TypeError, "cannot store list"),
+    (lambda t: format_value("two\nlines"), ValueError, "may not contain a line break"),
+    (lambda t: format_line("abc"), TypeError, "fields must be a sequence of str"),
+    (lambda t: format_line({"a": "1"}), TypeError, "fields must be a sequence of str"),
+    (lambda t: format_line([1, 2]), TypeError, "every field must be a str"),
+    (lambda t: grid_hash("abc"), TypeError, "keys must be a sequence of canonical point keys"),
+    (lambda t: grid_hash([1, 2]), TypeError, "keys must be a sequence of canonical point keys"),
+    (lambda t: ResultsStore(t, "toy", "../a"), ValueError, "preset must be a name"),
+    (lambda t: ResultsStore(5, "toy", "quick"), TypeError, "results_dir must be a path"),
+    (lambda t: execute_point("nope", ToyConfig(1), {"i": 0}, "cpu"), TypeError, "run_point must be a callable"),
+    (lambda t: execute_point(toy_point, ToyConfig(1), {"i": 0}, "tpu"), ValueError, "unknown device 'tpu'"),
+    (lambda t: environment_info("cuda"), TypeError, "devices must be a list of device names"),
+    (lambda t: environment_info(3), TypeError, "devices must be a list of device names"),
+    (lambda t: smallest_width_reference(STEP, lo=0), ValueError, "lo must be an integer >= 1"),
+    (lambda t: smallest_width_reference(STEP, target=math.nan), ValueError, "target must not be NaN"),
+    (lambda t: smallest_width_reference(3), TypeError, "accuracy_at must be a callable"),
+    (lambda t: smallest_width_reference(lambda m: "1"), ValueError, "must be a real number"),
+    (lambda t: smallest_width_reference(STEP, lo=5, hi=2), ValueError, "lo must not exceed hi"),
+    (lambda t: SerialExecutor(0), ValueError, "workers must be a positive integer"),
+    # agreement: a live infinity or an overflowing difference is a break, never max |diff| = 0
+    (lambda t: check_rows(LIVE.assign(x=[0.1, math.inf]), LIVE.assign(x=[0.1, 5.0]), ["k"], tolerances={"x": 1e-9},
+                          exact=["s"]), RowsDisagree, r"max \|diff\| inf: 1 row\(s\) with an infinity"),
+    (lambda t: check_rows(LIVE.assign(x=[0.1, 1e308]), LIVE.assign(x=[0.1, -1e308]), ["k"], tolerances={"x": 1e-9},
+                          exact=["s"]), RowsDisagree, "overflows float64"),
+    (lambda t: check_rows(LIVE.assign(x=[0.1, -math.inf]), LIVE.assign(x=[0.1, math.inf]), ["k"], exact=["x", "s"]),
+     RowsDisagree, "x: equal broken"),
 ]
 
 
@@ -170,6 +208,9 @@ def test_edge_cases_with_a_right_value(toy, tmp_path):
     assert list(out["column"]) == ["x", "s"]
     out = check_rows(LIVE.assign(w=1), LIVE, ["k"], tolerances={"x": 0.0}, exact="s", ignore="w")
     assert list(out["column"]) == ["x", "s"]  # a single str is one column, not its characters
+    inf = LIVE.assign(x=[math.inf, -math.inf])
+    out = check_rows(inf, inf, ["k"], tolerances={"x": 0.0}, exact="s")  # the same infinity is equal
+    assert out.loc[0, "max |diff|"] == 0.0 and out.loc[0, "rows changed"] == 0
     run = run_sweep("toy", "mine.v2-a", config=ToyConfig(2), results_dir=tmp_path)
     assert run.path == tmp_path / "toy" / "mine.v2-a.csv"
     run_sweep("toy", "quick", results_dir=tmp_path)

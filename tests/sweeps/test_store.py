@@ -558,3 +558,34 @@ def test_load_largest_results_names_the_folder_it_searched(tmp_path):
     with pytest.raises(FileNotFoundError, match="ASSOCMEM_RESULTS_DIR") as err:
         load_largest_results(name, results_dir=tmp_path)
     assert str(tmp_path) in str(err.value)
+
+
+def test_a_committed_row_edited_to_a_value_of_the_same_length_is_caught_on_resume(toy, tmp_path):
+    FAIL_AT.add(3)
+    with pytest.raises(SweepError):
+        run_sweep("toy", "quick", results_dir=tmp_path)
+    paths = ResultsPaths.of(tmp_path, "toy", "quick")
+    text = paths.csv.read_text()
+    row = next(line for line in text.splitlines() if line.startswith("2,p2,4,"))
+    paths.csv.write_text(text.replace(row, row.replace("2,p2,4,", "2,p2,5,", 1)))  # same length
+    assert len(paths.csv.read_text()) == len(text)
+    FAIL_AT.clear()
+    with pytest.raises(CorruptResultsError, match=r'rows of point \{"i":2,"label":"p2"\} differ from those committed'):
+        run_sweep("toy", "quick", results_dir=tmp_path)
+    with pytest.raises(CorruptResultsError, match="differ from those committed"):
+        load_results("toy", "quick", tmp_path, allow_partial=True)
+
+
+def test_a_journal_written_without_row_hashes_still_resumes(toy, tmp_path):
+    """Journals of runs started before the hash was kept: their points are checked as before."""
+    FAIL_AT.add(3)
+    with pytest.raises(SweepError):
+        run_sweep("toy", "quick", results_dir=tmp_path)
+    paths = ResultsPaths.of(tmp_path, "toy", "quick")
+    lines = paths.journal.read_text().splitlines()
+    old = [lines[0]] + [json.dumps({k: v for k, v in json.loads(x).items() if k != "sha256"}) for x in lines[1:]]
+    paths.journal.write_text("\n".join(old) + "\n")
+    FAIL_AT.clear()
+    CALLS.clear()
+    run = run_sweep("toy", "quick", results_dir=tmp_path)
+    assert CALLS == [3, 4, 5] and run.frame["i"].tolist() == list(range(6))

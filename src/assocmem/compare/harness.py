@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from assocmem._checks import as_int, as_real, positive_int
+from assocmem._checks import as_int, as_real, positive_int, whole_numbers
 from assocmem.memory_protocol import AssociativeMemory, decode
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
 from assocmem.mlps.margins.noisy_queries import perturb_queries
@@ -81,6 +81,24 @@ __all__ = [
 GEOMETRIES = ("isotropic", "anisotropic")
 #: The spawn key of the query-noise stream (:func:`noise_seed`): "noise" in ASCII.
 _NOISE_STREAM = 0x6E6F697365
+
+
+def _check_facts(facts) -> FactSet:
+    if not isinstance(facts, FactSet):
+        raise ValueError(f"facts must be a FactSet (table_facts); got {type(facts).__name__}")
+    return facts
+
+
+def _check_memory(memory) -> AssociativeMemory:
+    if not isinstance(memory, AssociativeMemory):
+        raise ValueError(f"memory must be an AssociativeMemory (a written memory); got {type(memory).__name__}")
+    return memory
+
+
+def _check_build(build) -> Callable[[], AssociativeMemory]:
+    if not callable(build):
+        raise ValueError(f"build must be a callable returning a fresh AssociativeMemory; got {type(build).__name__}")
+    return build
 
 
 def table_facts(d: int, F_max: int, geometry: str = "isotropic", seed: int = 0, *, beta: float = 1.5,
@@ -112,8 +130,10 @@ def table_facts(d: int, F_max: int, geometry: str = "isotropic", seed: int = 0, 
     Raises
     ------
     ValueError
-        An unknown geometry, ``F_max < 2`` or ``d < 1``.
+        An unknown geometry, ``F_max < 2`` or ``d < 1``, or a ``beta`` that is not a finite real
+        ``> -1`` (checked for both geometries: a NaN is never silently unused).
     """
+    as_real(beta, "beta", minimum=-1.0, strict_min=True)
     if geometry not in GEOMETRIES:
         raise ValueError(f"unknown geometry {geometry!r}; valid geometries: {', '.join(GEOMETRIES)}")
     F_max = as_int(F_max, "F_max", minimum=2)
@@ -130,16 +150,24 @@ def first_facts(facts: FactSet, F: int) -> FactSet:
     Raises
     ------
     ValueError
-        ``F`` outside ``[1, facts.num_facts]``.
+        ``facts`` not a FactSet, or ``F`` outside ``[1, facts.num_facts]``.
     """
+    _check_facts(facts)
     F = as_int(F, "F", minimum=1)
     if F > facts.num_facts:
         raise ValueError(f"F = {F} exceeds the {facts.num_facts} facts drawn")
     return FactSet(facts.keys[:F], facts.values[:F], torch.arange(F), unit_norm=facts.unit_norm)
 
 
+def _built(build: Callable[[], AssociativeMemory]) -> AssociativeMemory:
+    memory = _check_build(build)()
+    if not isinstance(memory, AssociativeMemory):
+        raise ValueError(f"build() must return an AssociativeMemory; it returned a {type(memory).__name__}")
+    return memory
+
+
 def _fresh(build: Callable[[], AssociativeMemory], facts: FactSet) -> AssociativeMemory:
-    memory = build()
+    memory = _built(build)
     memory.write(facts.keys, facts.targets)
     return memory
 
@@ -163,9 +191,12 @@ def recall(memory: AssociativeMemory, facts: FactSet, queries=None) -> float:
     Raises
     ------
     ValueError
-        ``queries`` whose shape is not the keys' ``(F, d_k)`` (one query per fact), or what
+        ``memory`` not an AssociativeMemory or ``facts`` not a FactSet, ``queries`` whose shape
+        is not the keys' ``(F, d_k)`` (one query per fact), or what
         :meth:`AssociativeMemory.read` and :func:`decode` refuse.
     """
+    _check_memory(memory)
+    _check_facts(facts)
     if queries is not None:
         shape = tuple(queries.shape) if hasattr(queries, "shape") else tuple(torch.as_tensor(queries).shape)
         if shape != tuple(facts.keys.shape):
@@ -176,7 +207,16 @@ def recall(memory: AssociativeMemory, facts: FactSet, queries=None) -> float:
 
 
 def read_error(memory: AssociativeMemory, facts: FactSet) -> float:
-    """Seed 000's read error ``mean_i ||y_i - v_{f(i)}||^2`` of a written memory on its keys."""
+    """Seed 000's read error ``mean_i ||y_i - v_{f(i)}||^2`` of a written memory on its keys.
+
+    Raises
+    ------
+    ValueError
+        ``memory`` not an AssociativeMemory or ``facts`` not a FactSet, or what
+        :meth:`AssociativeMemory.read` refuses.
+    """
+    _check_memory(memory)
+    _check_facts(facts)
     y = memory.read(facts.keys).double()
     return float(((y - facts.targets.to(y.device)) ** 2).sum(dim=1).mean())
 
@@ -224,8 +264,15 @@ def timed_recall(build: Callable[[], AssociativeMemory], facts: FactSet) -> tupl
 
     ``build()`` makes a fresh memory; the write and the read of every key are timed once each
     with :func:`time.perf_counter`.
+
+    Raises
+    ------
+    ValueError
+        ``build`` not a callable returning an AssociativeMemory, ``facts`` not a FactSet, or what
+        the memory's ``write`` and ``read`` refuse.
     """
-    memory = build()
+    memory = _built(build)
+    _check_facts(facts)
     t0 = time.perf_counter()
     memory.write(facts.keys, facts.targets)
     t1 = time.perf_counter()
@@ -255,7 +302,16 @@ def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: 
     (int, bool, SearchResult)
         ``F*`` (at least 1: one fact is always "stored"), whether it is censored (no ``F <= F_max``
         failed, so the capacity is at least ``F_max``), and the search record.
+
+    Raises
+    ------
+    ValueError
+        ``build`` not a callable, ``facts`` not a FactSet, ``verify`` not an integer ``>= 0``,
+        or what the memory refuses.
     """
+    _check_build(build)
+    _check_facts(facts)
+
     def fails(F: int) -> float:
         return float(recall(_fresh(build, first_facts(facts, F)), first_facts(facts, F)) < 1.0)
 
@@ -278,9 +334,12 @@ def pairs_at_error(build: Callable[[], AssociativeMemory], facts: FactSet, eps: 
     Raises
     ------
     ValueError
-        An ``eps`` that is not a finite real ``>= 0``.
+        An ``eps`` that is not a finite real ``>= 0``, ``build`` not a callable, ``facts`` not a
+        FactSet, or what the memory refuses.
     """
     eps = as_real(eps, "eps", minimum=0.0)
+    _check_build(build)
+    _check_facts(facts)
 
     def exceeds(F: int) -> float:
         sub = first_facts(facts, F)
@@ -385,21 +444,11 @@ def bits_per_parameter(F, W) -> np.ndarray:
     Raises
     ------
     ValueError
-        Entries that are not real numbers, are non-finite (NaN, inf) or not whole numbers,
+        Entries that are not whole numbers (:func:`assocmem._checks.whole_numbers`: booleans and
+        strings are refused, not read as 1 or parsed; NaN, inf and non-integral values too),
         ``F < 1`` or ``W < 1`` anywhere, or shapes that do not broadcast.
     """
-    out = []
-    for name, x in (("F", F), ("W", W)):
-        try:
-            a = np.asarray(x, dtype=float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} must hold real numbers; got {x!r}") from None
-        if not np.all(np.isfinite(a)):
-            raise ValueError(f"{name} must be finite; got {x!r}")
-        if np.any(a != np.round(a)):
-            raise ValueError(f"{name} must hold whole numbers (a count of facts or parameters); got {x!r}")
-        out.append(a)
-    F, W = out
+    F, W = whole_numbers(F, "F"), whole_numbers(W, "W")
     if np.any(F < 1) or np.any(W < 1):
         raise ValueError("need F >= 1 and W >= 1 (W > 0 parameters)")
     try:

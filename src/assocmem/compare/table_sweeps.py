@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from assocmem._checks import as_int, as_real, seed_int
+from assocmem._checks import as_bool, as_int, as_real, seed_int
 from assocmem.compare.adapters import MEMORIES, MEMORY_INFO, make_memory
 from assocmem.compare.harness import (
     GEOMETRIES,
@@ -72,12 +72,33 @@ __all__ = [
 
 def noise_column(eps: float, *, at_load: bool = False) -> str:
     """The column of recall under query noise ``eps``: at capacity (``noise_0.1``) or at the fixed
-    load ``noise_load`` (``load_noise_0.1``)."""
-    return f"{'load_' if at_load else ''}noise_{float(eps):g}"
+    load ``noise_load`` (``load_noise_0.1``).
+
+    Raises
+    ------
+    ValueError
+        ``eps`` not a finite real ``>= 0`` (a str, NaN or a negative level names no column), or
+        ``at_load`` not a bool.
+    """
+    eps = as_real(eps, "eps", minimum=0.0)
+    return f"{'load_' if as_bool(at_load, 'at_load') else ''}noise_{eps:g}"
+
+
+def _check_config(config) -> "TableConfig":
+    if not isinstance(config, TableConfig):
+        raise ValueError(f"config must be a TableConfig; got {type(config).__name__}")
+    return config
 
 
 def noise_load(config: "TableConfig") -> int:
-    """Facts written for the fixed-load noise columns: ``config.noise_load``, or ``d // 2`` (at least 2)."""
+    """Facts written for the fixed-load noise columns: ``config.noise_load``, or ``d // 2`` (at least 2).
+
+    Raises
+    ------
+    ValueError
+        ``config`` not a TableConfig.
+    """
+    config = _check_config(config)
     return config.noise_load if config.noise_load is not None else max(2, config.d // 2)
 
 
@@ -148,7 +169,14 @@ def _sizes(config: TableConfig, memory: str) -> tuple:
 
 
 def table_points(config: TableConfig) -> list[dict]:
-    """The grid: ``{"memory", "geometry", "size"}`` per point (``size`` None for fixed-size memories)."""
+    """The grid: ``{"memory", "geometry", "size"}`` per point (``size`` None for fixed-size memories).
+
+    Raises
+    ------
+    ValueError
+        ``config`` not a TableConfig.
+    """
+    config = _check_config(config)
     return [{"memory": m, "geometry": g, "size": None if s is None else int(s)}
             for m in config.memories for g in config.geometries for s in _sizes(config, m)]
 
@@ -175,7 +203,15 @@ def table_point(config: TableConfig, point: dict, device) -> dict:
     The fact set, its spike and the query noise depend on ``(d, F_max, geometry, seed)`` only, so
     every memory of the same geometry sees the same facts and the same noisy queries. Runs on one CPU thread (the stored runs did: the same
     arithmetic every time).
+
+    Raises
+    ------
+    ValueError
+        ``config`` not a TableConfig, or ``point`` not a point of its grid (:func:`table_points`).
     """
+    config = _check_config(config)
+    if not isinstance(point, dict) or point not in table_points(config):
+        raise ValueError(f"point must be one of table_points(config); got {point!r}")
     with torch_threads(1, device):
         return _measure(config, point, device)
 

@@ -154,3 +154,40 @@ def check_finite_result(x: torch.Tensor, what: str) -> torch.Tensor:
         raise ValueError(f"{what} overflows {x.dtype} (largest finite value {big:.2g}); rescale the inputs"
                          + ("" if x.dtype == _F64 else " or use torch.float64"))
     return x
+
+
+def probe_map(module: torch.nn.Module, d: int, what: str, *, dtype: torch.dtype, device) -> None:
+    """Check that ``module`` maps a ``(2, d)`` input to a ``(2, d)`` output, without changing it.
+
+    The probe runs on ``device`` in ``dtype`` under ``torch.no_grad()`` with the module in eval
+    mode (restored afterwards), so that neither its parameters, its gradients flags, its buffers
+    (batch-norm statistics) nor its training mode change: a constructor can refuse a module before
+    freezing or moving it.
+
+    Raises
+    ------
+    ValueError
+        ``"<what> must map R^d -> R^d with d = 8; it fails on a (2, 8) torch.float64 input: ..."``
+        or ``"... a (2, 8) input gave (2, 5)"``.
+    """
+    probe = torch.eye(2, d, dtype=dtype, device=device)
+    was = module.training
+    try:
+        module.eval()
+        with torch.no_grad():
+            out = module(probe)
+    except (ValueError, RuntimeError, TypeError, IndexError) as exc:
+        raise ValueError(f"{what} must map R^d -> R^d with d = {d}; it fails on a (2, {d}) {dtype} input: "
+                         f"{exc}") from None
+    finally:
+        module.train(was)
+    if not isinstance(out, torch.Tensor) or out.shape != (2, d):
+        shape = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
+        raise ValueError(f"{what} must map R^d -> R^d with d = {d}: a (2, {d}) input gave {shape}")
+
+
+def module_device(module: torch.nn.Module, default):
+    """The device of ``module``'s first parameter or buffer (``default`` if it has none)."""
+    for t in (*module.parameters(), *module.buffers()):
+        return t.device
+    return default

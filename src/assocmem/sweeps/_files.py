@@ -16,7 +16,7 @@ import hashlib
 import io
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,13 @@ def format_value(value: Any) -> str:
 
     Booleans are written ``True``/``False``; infinities ``inf``/``-inf``. pandas reads all of
     these back to the same values (``""`` as NaN).
+
+    Raises
+    ------
+    TypeError
+        A value that is not None, a bool, a Python int or float, or a str.
+    ValueError
+        A str holding a line break (a results row is one line of the file).
     """
     if value is None:
         return ""
@@ -39,12 +46,25 @@ def format_value(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
+        if "\n" in value or "\r" in value:
+            raise ValueError(f"cannot store {value!r} in a results file: a value may not contain a line break")
         return value
     raise TypeError(f"cannot store {type(value).__name__} {value!r} in a results file")
 
 
 def format_line(fields: Sequence[str]) -> str:
-    """One CSV line (quoted where needed) ending in ``\\n``."""
+    """One CSV line (quoted where needed) ending in ``\\n``.
+
+    Raises
+    ------
+    TypeError
+        ``fields`` is a str or a mapping (its characters or keys would become the fields), or a
+        field is not a str (format values with :func:`format_value` first).
+    """
+    if isinstance(fields, (str, bytes, Mapping)) or not isinstance(fields, Sequence):
+        raise TypeError(f"fields must be a sequence of str, got {type(fields).__name__}")
+    if not all(isinstance(f, str) for f in fields):
+        raise TypeError("every field must be a str (format values with format_value first)")
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerow(fields)
     return buf.getvalue()
@@ -55,7 +75,15 @@ def _parse_line(line: str) -> list[str]:
 
 
 def grid_hash(keys: Sequence[str]) -> str:
-    """SHA-256 of a grid's canonical point keys, in grid order."""
+    """SHA-256 of a grid's canonical point keys, in grid order.
+
+    Raises
+    ------
+    TypeError
+        ``keys`` is a str (its characters would be hashed) or holds a key that is not a str.
+    """
+    if isinstance(keys, (str, bytes)) or not all(isinstance(k, str) for k in keys):
+        raise TypeError("keys must be a sequence of canonical point keys (str), not a str")
     return hashlib.sha256("\n".join(keys).encode()).hexdigest()
 
 

@@ -51,7 +51,12 @@ def check_rows(
 
     Rows are matched on ``keys``; every live row must have a stored partner. NaN in the same
     place on both sides counts as equal (a value that does not exist, such as a gap against a
-    rule that was not run); NaN on one side only is a difference.
+    rule that was not run); NaN on one side only is a difference. Infinities compare as values:
+    ``inf`` equals ``inf`` of the same sign (difference 0), and an infinity against a finite
+    value or against the opposite infinity is an infinite difference, which no finite tolerance
+    admits. A difference of two finite values that overflows float64 (``1e308`` against
+    ``-1e308``) is infinite as well, never 0, and a NaN on one side only counts as an infinite
+    difference. Integer columns on both sides are compared exactly (no rounding to float64).
 
     Parameters
     ----------
@@ -76,8 +81,9 @@ def check_rows(
     -------
     pandas.DataFrame
         One row per compared column: ``column``, ``rule`` (``"|diff| <= tol"``,
-        ``"rows changed <= N"`` or ``"equal"``), ``rows`` (shared rows), ``max |diff|`` (NaN
-        for non-numeric columns), ``rows changed``, ``allowed``. Numbers, not display strings:
+        ``"rows changed <= N"`` or ``"equal"``), ``rows`` (shared rows), ``max |diff|`` (the
+        largest ``|live - stored|`` as float64, ``inf`` when any row's difference is infinite in the
+        sense above; NaN for non-numeric columns), ``rows changed``, ``allowed``. Numbers, not display strings:
         show them with :func:`assocmem.display.frame`.
 
     Raises
@@ -171,7 +177,8 @@ def check_rows(
         records.append({"column": col, "rule": rule, "rows": len(merged), "max |diff|": max_diff,
                         "rows changed": changed_rows, "allowed": allowed})
         if not ok:
-            problems.append(f"{col}: {rule} broken ({changed_rows} row(s) changed, max |diff| {max_diff:.3g})")
+            why = _why_infinite(a, b) if max_diff == math.inf else ""
+            problems.append(f"{col}: {rule} broken ({changed_rows} row(s) changed, max |diff| {max_diff:.3g}{why})")
     if problems:
         raise RowsDisagree(f"{what} disagree with the stored rows:\n  " + "\n  ".join(problems))
     return pd.DataFrame.from_records(records)
@@ -190,25 +197,61 @@ def _nan_mismatch(a: pd.Series, b: pd.Series) -> bool:
     return bool((a.isna().to_numpy() != b.isna().to_numpy()).any())
 
 
+def _floats(s: pd.Series) -> np.ndarray:
+    return s.to_numpy(dtype=float, na_value=np.nan)
+
+
+def _exact_integers(a: pd.Series, b: pd.Series) -> bool:
+    """Both columns plain numpy integers (no missing values): compared without rounding."""
+    return all(isinstance(s.dtype, np.dtype) and s.dtype.kind in "iu" for s in (a, b))
+
+
+def _abs_diff(a: pd.Series, b: pd.Series) -> np.ndarray:
+    """``|live - stored|`` per row of two numeric columns, as float64.
+
+    0 where the two are equal: the same value, NaN on both sides, or the same infinity (``inf - inf``
+    would be NaN). ``inf`` where NaN is on one side only, where an infinity meets a finite value or
+    the opposite infinity, and where the difference of two finite values overflows float64. Integer
+    columns are subtracted as Python ints, so that ``2**53 + 1`` and ``2**53`` differ by 1.
+    """
+    if _exact_integers(a, b):
+        exact = [abs(int(x) - int(y)) for x, y in zip(a.to_numpy(), b.to_numpy())]
+        return np.array([float(d) if d < 2.0**1023 else math.inf for d in exact], dtype=float)
+    x, y = _floats(a), _floats(b)
+    nx, ny = np.isnan(x), np.isnan(y)
+    same = (x == y) | (nx & ny)
+    with np.errstate(over="ignore", invalid="ignore"):
+        diff = np.abs(x - y)
+    diff[nx ^ ny] = math.inf
+    diff[same] = 0.0
+    return diff
+
+
+def _why_infinite(a: pd.Series, b: pd.Series) -> str:
+    """Why a numeric column's largest difference is infinite, for the error message."""
+    if not (_numeric(a) and _numeric(b)) or _exact_integers(a, b):
+        return ""
+    x, y = _floats(a), _floats(b)
+    nx, ny = np.isnan(x), np.isnan(y)
+    ix, iy = np.isinf(x), np.isinf(y)
+    reasons = {
+        "NaN on one side only": nx ^ ny,
+        "an infinity against a finite value or the opposite infinity": (ix | iy) & ~nx & ~ny & (x != y),
+        "a difference that overflows float64": np.isfinite(x) & np.isfinite(y) & np.isinf(_abs_diff(a, b)),
+    }
+    found = [f"{int(m.sum())} row(s) with {what}" for what, m in reasons.items() if m.any()]
+    return f": {'; '.join(found)}" if found else ""
+
+
 def _differs(a: pd.Series, b: pd.Series, tol: float) -> np.ndarray:
-    x, y = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
-    both_nan = np.isnan(x) & np.isnan(y)
-    with np.errstate(invalid="ignore"):
-        return ~both_nan & ~(np.abs(x - y) <= tol)
+    return _abs_diff(a, b) > tol
 
 
 def _changed(a: pd.Series, b: pd.Series) -> tuple[int, float]:
     """Rows that differ at all, and the largest numeric difference (NaN for non-numeric)."""
     if _numeric(a) and _numeric(b):
-        x, y = a.to_numpy(dtype=float), b.to_numpy(dtype=float)
-        both_nan = np.isnan(x) & np.isnan(y)
-        diff = np.where(both_nan, 0.0, np.abs(x - y))
-        changed = int(np.count_nonzero(np.nan_to_num(diff, nan=1.0)))
-        finite = diff[np.isfinite(diff)]
-        max_diff = float(finite.max()) if finite.size else (math.inf if changed else 0.0)
-        if np.isnan(diff).any():
-            max_diff = math.inf
-        return changed, max_diff
+        diff = _abs_diff(a, b)
+        return int(np.count_nonzero(diff)), float(diff.max()) if diff.size else 0.0
     both_missing = (a.isna() & b.isna()).to_numpy()  # absent on both sides: equal
     sa, sb = a.astype(str).to_numpy(), b.astype(str).to_numpy()
     return int(((sa != sb) & ~both_missing).sum()), math.nan

@@ -55,7 +55,16 @@ def execute_point(run_point, config, point: dict, device: str) -> tuple[Any, flo
 
     Module-level so that process pools and Ray can ship it; ``device`` is resolved here, in
     the worker, with :func:`assocmem.devices.resolve_device`.
+
+    Raises
+    ------
+    TypeError
+        ``run_point`` is not callable.
+    ValueError, RuntimeError
+        As :func:`assocmem.devices.resolve_device`; whatever ``run_point`` raises.
     """
+    if not callable(run_point):
+        raise TypeError(f"run_point must be a callable (config, point, device) -> rows, got {type(run_point).__name__}")
     dev = resolve_device(device)
     start = time.perf_counter()
     out = run_point(config, point, dev)
@@ -95,7 +104,15 @@ def environment_info(devices: list[str] | None = None) -> dict:
     -------
     dict
         ``{"git": {"commit", "dirty"}, "versions": {...}, "machine": {...}}``.
+
+    Raises
+    ------
+    TypeError
+        ``devices`` is a str (its characters would be read as devices) or not a sequence of str.
     """
+    if devices is not None and (isinstance(devices, str) or not isinstance(devices, (list, tuple))
+                                or not all(isinstance(d, str) for d in devices)):
+        raise TypeError(f"devices must be a list of device names (str) or None, got {devices!r}")
     import numpy
     import scipy
     import torch

@@ -11,7 +11,7 @@ Layout
 ``<preset>.journal``
     Exists only while a run is unfinished (running, or interrupted). Its first line holds the
     config and a hash of the grid; each further line commits one finished point: its key, how
-    many rows it wrote and the CSV's length in bytes after them.
+    many rows it wrote, the CSV's length in bytes after them and the SHA-256 of those rows.
 
 Atomicity and resume
 --------------------
@@ -20,7 +20,8 @@ A finished point is committed in two durable steps: its rows are appended to the
 its journal line is complete. A process killed at any moment leaves at most an unfinished tail:
 bytes in the CSV past the last committed length, and/or a journal line without its newline. On
 reopening, that tail (and only that) is cut off and its point runs again; every committed point
-is checked against the journal (lengths, row counts, header, key columns) and never recomputed.
+is checked against the journal (lengths, row counts, header, key columns, the hash of its rows, so
+that a row edited by hand to a value of the same length is caught) and never recomputed.
 A commit that fails inside a live process (a full disk, an interrupt) is undone on the spot: the
 CSV and the journal are cut back to their committed lengths and the store is as it was.
 
@@ -197,6 +198,7 @@ class _Entry:
     key: str  # canonical key of the point
     rows: int  # rows it wrote
     end: int  # CSV length in bytes after its rows
+    sha256: str | None = None  # SHA-256 of its rows' bytes (None in journals written before it was kept)
 
 
 def _split_journal(data: bytes, path: Path) -> tuple[dict | None, list[_Entry], int]:
@@ -221,15 +223,16 @@ def _split_journal(data: bytes, path: Path) -> tuple[dict | None, list[_Entry], 
     entries: list[_Entry] = []
     seen: set[str] = set()
     for i, obj in enumerate(parsed[1:], start=2):
-        key, rows, end = obj.get("key"), obj.get("rows"), obj.get("end")
-        if not (isinstance(key, str) and isinstance(rows, int) and rows >= 1 and isinstance(end, int)):
+        key, rows, end, digest = obj.get("key"), obj.get("rows"), obj.get("end"), obj.get("sha256")
+        if not (isinstance(key, str) and isinstance(rows, int) and rows >= 1 and isinstance(end, int)
+                and (digest is None or isinstance(digest, str))):
             raise CorruptResultsError(f"{path}: line {i} is not a point entry; {_FORCE_HINT}")
         if key in seen:
             raise CorruptResultsError(f"{path}: point {key} is committed twice (line {i}); {_FORCE_HINT}")
         if entries and end <= entries[-1].end:
             raise CorruptResultsError(f"{path}: line {i} does not advance the results file; {_FORCE_HINT}")
         seen.add(key)
-        entries.append(_Entry(key, rows, end))
+        entries.append(_Entry(key, rows, end, digest))
     if entries and "columns" not in header:
         columns = parsed[1].get("columns")
         if not (isinstance(columns, list) and all(isinstance(c, str) for c in columns)):
@@ -275,6 +278,10 @@ def _check_committed(raw: bytes, path: Path, columns: list[str], point_columns: 
             got = dict(zip(point_columns, fields))
             if any(got[c] != want_by_col.get(c) for c in point_columns):
                 raise CorruptResultsError(f"{path}: a row filed under point {e.key} reads {line!r}; {_FORCE_HINT}")
+        if e.sha256 is not None and _sha256(chunk) != e.sha256:
+            raise CorruptResultsError(
+                f"{path}: the rows of point {e.key} differ from those committed (edited by hand?); {_FORCE_HINT}"
+            )
         blocks[e.key] = chunk
         pos = e.end
     return blocks
@@ -620,7 +627,8 @@ class ResultsStore:
             os.fsync(self._csv.fileno())
             if created:
                 _fsync_dir(self.paths.csv.parent)
-            entry = {"key": key, "rows": len(lines), "end": self._csv.tell()}
+            digest = _sha256("".join(lines).encode("utf-8"))
+            entry = {"key": key, "rows": len(lines), "end": self._csv.tell(), "sha256": digest}
             if not self._entries:
                 entry["columns"] = columns
             _write_all(self._journal, (json.dumps(entry, allow_nan=False) + "\n").encode())
@@ -629,7 +637,7 @@ class ResultsStore:
             self._undo_append(csv_end, journal_end, created)
             raise
         self.columns = columns
-        self._entries.append(_Entry(key, len(lines), entry["end"]))
+        self._entries.append(_Entry(key, len(lines), entry["end"], digest))
 
     def _undo_append(self, csv_end: int, journal_end: int, created: bool) -> None:
         """Cut the CSV and the journal back to their committed lengths after a failed append."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
@@ -136,3 +137,42 @@ def test_corpus_is_identical_in_a_fresh_process():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     here = build_corpus(FACTS, bpe_vocab_size=60)
     assert out == hashlib.sha256(here.tokenizer.to_str().encode()).hexdigest()
+
+
+@pytest.mark.parametrize("template, facts, authors, match", [
+    (True, None, None, "template must be an integer"),
+    (0.5, None, None, "template must be an integer"),
+    ("0", None, None, "template must be an integer"),
+    (0, [0.7], None, "facts must hold whole numbers; got 0.7"),
+    (0, torch.tensor([1.5]), None, "facts must hold whole numbers"),
+    (0, [True, False], None, "facts must hold integers; got a boolean"),
+    (0, torch.tensor([True]), None, "facts must hold integers; got a boolean tensor"),
+    (0, ["1"], None, "facts must hold integers"),
+    (0, [0, 1], [0.5, 1], "authors must hold whole numbers"),
+    (0, [0], [-1], r"authors must lie in \[0, "),
+])
+def test_indices_are_never_rounded(template, facts, authors, match):
+    """A float or bool book, author or template index is refused, not rounded to an integer."""
+    with pytest.raises(ValueError, match=match):
+        CORPUS.sequences(template, facts, authors)
+
+
+def test_integral_indices_of_any_integer_type_are_accepted():
+    ref, pos = CORPUS.sequences(1, [0, 2])
+    for facts in ([0.0, 2.0], np.array([0, 2], dtype=np.int32), torch.tensor([0, 2], dtype=torch.int16)):
+        tokens, p = CORPUS.sequences(np.int64(1), facts)
+        assert torch.equal(tokens, ref) and p == pos
+
+
+def test_a_csv_with_a_byte_order_mark_or_another_encoding(tmp_path):
+    """Spreadsheet programs write a byte-order mark: it is not part of the first column's name."""
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes("book,author\nDune,Frank Herbert\nEmma,Jane Austen\n".encode("utf-8-sig"))
+    got = load_book_facts_csv(bom)
+    assert got.books == ("Dune", "Emma") and got.authors == ("Frank Herbert", "Jane Austen")
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("book,author\nLes Misérables,Victor Hugo\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="is not UTF-8 text .* save it as UTF-8"):
+        load_book_facts_csv(latin)
+    with pytest.raises(ValueError, match="is a folder, not a CSV file"):
+        load_book_facts_csv(tmp_path)

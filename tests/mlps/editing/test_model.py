@@ -124,3 +124,19 @@ def test_kaiming_embedding():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_a_refused_expert_is_left_as_the_caller_gave_it():
+    """Validate every argument first, then freeze: a refused expert keeps its requires_grad flags."""
+    for wrong, args, match in ((_expert(d=D + 1), {}, "must map R\\^d -> R\\^d"),
+                               (torch.nn.Linear(D, 3, dtype=F64), {}, "must map R\\^d -> R\\^d"),
+                               (_expert(), {"seed": 1.5}, "seed must be an integer"),
+                               (_expert(), {"seed": True}, "seed must be an integer")):
+        wrong.requires_grad_(True)
+        with pytest.raises(ValueError, match=match):
+            EditingLM(CFG, E, wrong, **args)
+        assert all(p.requires_grad for p in wrong.parameters())
+    wrong = torch.nn.Linear(D, 3, dtype=F64)
+    with pytest.raises(ValueError, match="must map R\\^d -> R\\^d"):
+        MODEL.with_fact_expert(wrong)
+    assert all(p.requires_grad for p in wrong.parameters())

@@ -98,3 +98,98 @@ def test_train_lm_refuses_a_wrong_data_type():
     big = Sequences(seqs.tokens + 10_000, seqs.targets, seqs.mask, seqs.author_mask)
     with pytest.raises(ValueError, match="vocabulary"):
         train_lm(model, big, LMTrainConfig(steps=1))
+
+
+def _state(model):
+    return {k: v.clone() for k, v in model.state_dict().items()}
+
+
+def _same_state(model, before):
+    return all(torch.equal(v, before[k]) for k, v in model.state_dict().items())
+
+
+@pytest.fixture(scope="module")
+def tiny_model():
+    with torch_threads(1):
+        return _tiny(steps=2)[0]
+
+
+def test_a_diverging_training_raises_naming_its_step_and_restores_the_model(tiny_model):
+    """lr = 1e30: the updates drive the activations to inf, and the fact expert refuses its input."""
+    from assocmem._checks import TrainingDiverged
+    before = _state(tiny_model)
+    tiny_model.eval()
+    with pytest.raises(TrainingDiverged, match=r"train_lm diverged: .* step \d+ .*lr = 1e\+30.*restored"):
+        train_lm(tiny_model, training_sequences(CORPUS), LMTrainConfig(steps=20, batch_size=16, lr=1e30))
+    assert _same_state(tiny_model, before) and not tiny_model.training
+
+
+def test_an_injected_nan_loss_stops_the_training_at_its_step(tiny_model, monkeypatch):
+    import assocmem.mlps.editing.training as T
+
+    real, calls = T.Fn.cross_entropy, []
+
+    def poisoned(*args, **kwargs):
+        calls.append(1)
+        out = real(*args, **kwargs)
+        return out * float("nan") if len(calls) == 4 else out
+
+    before = _state(tiny_model)
+    monkeypatch.setattr(T.Fn, "cross_entropy", poisoned)
+    with pytest.raises(FloatingPointError, match="the loss is nan at step 4 "):
+        train_lm(tiny_model, training_sequences(CORPUS), LMTrainConfig(steps=10, batch_size=8, lr=1e-2))
+    assert len(calls) == 4 and _same_state(tiny_model, before)
+
+
+def test_a_last_update_that_leaves_a_non_finite_weight_is_refused_and_undone(tiny_model, monkeypatch):
+    real = torch.optim.AdamW.step
+
+    def step(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        self.param_groups[0]["params"][0].data.fill_(float("nan"))
+        return out
+
+    before = _state(tiny_model)
+    monkeypatch.setattr(torch.optim.AdamW, "step", step)
+    with pytest.raises(ValueError, match="the last update left parameter .* non-finite"):
+        train_lm(tiny_model, training_sequences(CORPUS), LMTrainConfig(steps=1, batch_size=8, lr=1e-2))
+    assert _same_state(tiny_model, before)
+
+
+def test_evaluating_a_model_or_expert_with_non_finite_weights_raises(tiny_model):
+    broken = _tiny(steps=1)[0]
+    with torch.no_grad():
+        broken.router_in.weight[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="parameter 'router_in.weight' is not finite"):
+        lm_accuracy(broken, CORPUS, 0)
+    with torch.no_grad():
+        next(iter(broken.fact_expert.parameters())).fill_(float("inf"))
+    with pytest.raises(ValueError, match="the fact expert's parameter .* is not finite"):
+        expert_accuracy(broken.fact_expert, broken.embedding, CORPUS)
+
+
+def test_the_accuracy_helpers_refuse_float_or_bool_indices(tiny_model):
+    for facts, match in (([0.5, 1], "facts must hold whole numbers"), ([True], "facts must hold integers")):
+        with pytest.raises(ValueError, match=match):
+            lm_accuracy(tiny_model, CORPUS, 0, facts)
+    with pytest.raises(ValueError, match="template must be an integer"):
+        lm_accuracy(tiny_model, CORPUS, True)
+    with pytest.raises(ValueError, match="corpus must be a BookCorpus"):
+        lm_accuracy(tiny_model, "corpus", 0)
+    assert lm_accuracy(tiny_model, CORPUS, 0, [0.0, 1.0]) == lm_accuracy(tiny_model, CORPUS, 0, [0, 1])
+
+
+def test_a_model_whose_vocabulary_is_smaller_than_the_corpus_is_refused_up_front():
+    from assocmem.mlps.editing.model import EditingLM, EditingLMConfig, kaiming_embedding
+    from assocmem.mlps.lm_embeddings import capture_editing_lm
+    small = CORPUS.vocab_size - 5
+    expert = _tiny(steps=1)[0].fact_expert
+    model = EditingLM(EditingLMConfig(vocab_size=small, d=16, dtype=F64), kaiming_embedding(small, 16, dtype=F64),
+                      expert)
+    for call in (lambda: lm_accuracy(model, CORPUS, 0), lambda: author_logits(model, CORPUS, 0),
+                 lambda: capture_editing_lm(model, CORPUS)):
+        with pytest.raises(ValueError, match=f"the corpus has {CORPUS.vocab_size} token ids, but the model's "
+                                             f"vocabulary holds {small}"):
+            call()
+    with pytest.raises(ValueError, match=r"token ids must lie in \[0, "):
+        train_lm(model, training_sequences(CORPUS), LMTrainConfig(steps=1))

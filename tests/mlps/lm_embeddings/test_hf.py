@@ -337,3 +337,19 @@ def test_load_refuses_a_bad_device_before_reading_weights(tmp_path):
 
     with pytest.raises(ValueError, match="torch device"):
         load_causal_lm(tmp_path, device="bogus")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_load_refuses_an_absent_cuda_device_before_reading_weights(tmp_path, monkeypatch):
+    import transformers
+
+    from assocmem.mlps.lm_embeddings.hf import load_causal_lm
+
+    def never(*args, **kwargs):
+        raise AssertionError("the weights were read before the device was checked")
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", never)
+    with pytest.raises(RuntimeError, match="cuda"):
+        load_causal_lm(tmp_path, device="cuda")
+    with pytest.raises(RuntimeError, match="cuda"):
+        load_causal_lm(tmp_path, device=torch.device("cuda:0"))

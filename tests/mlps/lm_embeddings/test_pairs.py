@@ -119,3 +119,25 @@ def test_save_and_load_refuse_what_is_not_a_pairs_file(tmp_path):
     np.savez(tmp_path / "s.npz", inputs=X.numpy(), outputs=Y.numpy(), source=np.array(["a", "b"]))
     with pytest.raises(ValueError, match="one string"):
         load_pairs(tmp_path / "s.npz")
+
+
+def test_saving_to_an_existing_folder_is_refused_not_written_beside_it(tmp_path):
+    (tmp_path / "out").mkdir()
+    with pytest.raises(ValueError, match="is a folder; give a file name"):
+        save_pairs(PAIRS, tmp_path / "out")
+    assert not (tmp_path / "out.npz").exists()
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        save_pairs(PAIRS, tmp_path / "afile" / "p.npz")
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip"])
+def test_a_truncated_or_corrupt_file_gets_a_clear_error(tmp_path, damage):
+    data = save_pairs(PAIRS, tmp_path / "p.npz").read_bytes()
+    if damage == "truncate":
+        data = data[: len(data) // 2]
+    else:  # one byte of the inputs' data changed: the zip's CRC no longer matches
+        data = data[:400] + bytes([data[400] ^ 0xFF]) + data[401:]
+    (tmp_path / "bad.npz").write_bytes(data)
+    with pytest.raises(ValueError, match="truncated or corrupt"):
+        load_pairs(tmp_path / "bad.npz")

@@ -145,3 +145,22 @@ def test_cuda_matches_cpu():
     gpu = SSFRTransformer(TransformerConfig(d=16, dtype=F64, device="cuda"), E, task=task)
     toks = batch(task).tokens
     assert torch.allclose(gpu(toks).cpu(), cpu(toks), atol=1e-12)
+
+
+def test_a_refused_mlp_is_left_as_the_caller_gave_it():
+    """Validate first, then freeze and move: a wrong-sized MLP keeps its requires_grad and mode."""
+    task, E, _ = tiny()
+    for wrong in (torch.nn.Linear(16, 5, dtype=F64), torch.nn.Linear(7, 16, dtype=F64),
+                  torch.nn.Sequential(torch.nn.Linear(16, 16, dtype=F64), torch.nn.Linear(3, 16, dtype=F64))):
+        wrong.train()
+        with pytest.raises(ValueError, match="must map R\\^d -> R\\^d"):
+            SSFRTransformer(TransformerConfig(d=16, dtype=F64, device="cpu"), E, wrong, task=task)
+        assert all(p.requires_grad for p in wrong.parameters()) and wrong.training
+    _, _, model = tiny()
+    wrong = torch.nn.Linear(16, 5, dtype=F64)
+    with pytest.raises(ValueError, match="must map R\\^d -> R\\^d"):
+        model.with_mlp(wrong)
+    assert all(p.requires_grad for p in wrong.parameters())
+    right = torch.nn.Linear(16, 16, dtype=F64)
+    SSFRTransformer(TransformerConfig(d=16, dtype=F64, device="cpu"), E, right, task=task)
+    assert not any(p.requires_grad for p in right.parameters()) and right.training  # frozen once accepted

@@ -94,3 +94,65 @@ def test_train_config_is_validated():
         train_attention(SSFRTransformer(MC, E, task=TASK), SSFRTask(32, 4, 7), identity_map(TASK),
                         TrainConfig(steps=1, batch_size=4))
     assert seed_stream(0, 0) != seed_stream(0, 1)
+
+
+def _state(model):
+    return {k: v.clone() for k, v in model.state_dict().items()}
+
+
+def _same_state(model, before):
+    return all(torch.equal(v, before[k]) for k, v in model.state_dict().items())
+
+
+def test_a_diverging_training_stops_at_its_first_non_finite_loss_and_restores_the_model():
+    """lr = 1e30 turns the first update's weights to ~1e30 and the next loss non-finite."""
+    from assocmem._checks import TrainingDiverged
+    model = SSFRTransformer(MC, E, task=TASK)
+    model.eval()
+    before = _state(model)
+    with pytest.raises(TrainingDiverged, match=r"train_attention diverged: the loss is nan at step \d+ \(lr = 1e\+30\)"):
+        train_attention(model, TASK, identity_map(TASK), TrainConfig(steps=50, batch_size=16, lr=1e30))
+    assert _same_state(model, before) and not model.training
+
+
+def test_an_injected_nan_loss_names_its_step_and_leaves_the_model_unchanged(monkeypatch):
+    import assocmem.mlps.transformer.training as T
+
+    real, calls = T.Fn.cross_entropy, []
+
+    def poisoned(*args, **kwargs):
+        calls.append(1)
+        out = real(*args, **kwargs)
+        return out * float("nan") if len(calls) == 3 else out
+
+    model = SSFRTransformer(MC, E, task=TASK)
+    before = _state(model)
+    monkeypatch.setattr(T.Fn, "cross_entropy", poisoned)
+    with pytest.raises(FloatingPointError, match="the loss is nan at step 3 .*restored"):
+        train_attention(model, TASK, identity_map(TASK), TrainConfig(steps=10, batch_size=8, lr=1e-2))
+    assert len(calls) == 3  # stopped there, not after all ten steps
+    assert _same_state(model, before) and model.training
+
+
+def test_a_last_update_that_leaves_a_non_finite_weight_is_refused_and_undone(monkeypatch):
+    real = torch.optim.AdamW.step
+
+    def step(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        self.param_groups[0]["params"][0].data.fill_(float("inf"))
+        return out
+
+    model = SSFRTransformer(MC, E, task=TASK)
+    before = _state(model)
+    monkeypatch.setattr(torch.optim.AdamW, "step", step)
+    with pytest.raises(ValueError, match="the last update left parameter '.*' non-finite"):
+        train_attention(model, TASK, identity_map(TASK), TrainConfig(steps=1, batch_size=8, lr=1e-2))
+    assert _same_state(model, before)
+
+
+def test_evaluating_a_model_with_non_finite_weights_raises():
+    model = SSFRTransformer(MC, E, task=TASK)
+    with torch.no_grad():
+        model.attention.W_Q[0, 0] = float("nan")
+    with pytest.raises(ValueError, match="parameter 'attention.W_Q' is not finite"):
+        ssfr_accuracy(model, TASK, identity_map(TASK), 2, 0)

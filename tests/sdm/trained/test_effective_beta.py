@@ -33,16 +33,22 @@ def test_log_linear_beta_recovers_a_temperature_with_per_query_offsets():
 transformers = pytest.importorskip("transformers")
 
 
-def _tiny_gpt2():
+def _tiny_gpt2(**flags):
     cfg = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=16, n_positions=32, vocab_size=50,
                                   bos_token_id=0, eos_token_id=0,
-                                  attn_implementation="eager")
+                                  attn_implementation="eager", **flags)
     torch.manual_seed(0)
     return transformers.GPT2LMHeadModel(cfg).eval()
 
 
-def test_gpt2_scores_reproduce_the_models_own_attention_weights():
-    model = _tiny_gpt2()
+@pytest.mark.parametrize("flags", [{}, {"scale_attn_weights": False},
+                                   {"scale_attn_by_inverse_layer_idx": True},
+                                   {"scale_attn_weights": False, "scale_attn_by_inverse_layer_idx": True}])
+def test_gpt2_scores_reproduce_the_models_own_attention_weights(flags):
+    model = _tiny_gpt2(**flags)
+    with torch.no_grad():  # scores of order 10, so that a wrong factor changes the weights visibly
+        for blk in model.transformer.h:
+            blk.attn.c_attn.weight.mul_(20.0)
     ids = torch.randint(0, 50, (2, 9), generator=torch.Generator().manual_seed(1))
     layers = gpt2_attention_inputs(model, ids)
     with torch.no_grad():

@@ -85,3 +85,57 @@ def test_the_model_refuses_a_batch_of_the_wrong_width_or_vocabulary():
         model.readout(_batch(n=12))
     with pytest.raises(ValueError, match=r"value tokens must lie in \[0, 8\)"):
         model.readout(_batch(vocab=20, seed=5))
+
+
+def _poison_loss_at(monkeypatch, module, bad_step, attribute="cross_entropy"):
+    """Make the ``bad_step``-th call of ``module.<attribute>`` return a NaN loss (failure injection)."""
+    real, calls = getattr(module, attribute), []
+
+    def poisoned(*args, **kwargs):
+        out = real(*args, **kwargs)
+        calls.append(1)
+        return out * math.nan if len(calls) == bad_step else out
+
+    monkeypatch.setattr(module, attribute, poisoned)
+
+
+def test_a_diverging_training_raises_at_the_first_non_finite_loss():
+    from assocmem._checks import TrainingDiverged
+    with pytest.raises(TrainingDiverged, match=r"train_recall diverged: the loss is nan at step 2 \(lr = 1e\+30\)") as err:
+        train_recall(RecallConfig(**{**TINY, "lr": 1e30, "beta_lr": 1e30}))
+    assert isinstance(err.value, FloatingPointError) and isinstance(err.value, ValueError)
+
+
+def test_an_injected_nan_loss_stops_the_training_at_its_step(monkeypatch):
+    _poison_loss_at(monkeypatch, torch.nn.functional, 3)
+    with pytest.raises(FloatingPointError, match="the loss is nan at step 3 .*No model is returned"):
+        train_recall(RecallConfig(**TINY))
+
+
+def test_a_last_update_that_leaves_a_non_finite_weight_raises(monkeypatch):
+    real, calls = torch.optim.AdamW.step, []
+
+    def step(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        calls.append(1)
+        if len(calls) == TINY["steps"]:
+            self.param_groups[0]["params"][0].data[0, 0] = math.inf
+        return out
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", step)
+    with pytest.raises(ValueError, match="the last update left a non-finite weight"):
+        train_recall(RecallConfig(**TINY))
+
+
+def test_evaluating_a_model_with_non_finite_weights_raises():
+    model = RecallAttention(RecallConfig(**TINY))
+    with torch.no_grad():
+        model.w_q[0, 0] = math.nan
+    with pytest.raises(ValueError, match="parameter 'w_q' is not finite"):
+        evaluate_recall(model, 4, queries=10)
+    model = RecallAttention(RecallConfig(**TINY))
+    with torch.no_grad():
+        model.unembed.mul_(1e300)
+        model.embed.mul_(1e300)
+    with pytest.raises(ValueError, match="logits are not finite"):
+        evaluate_recall(model, 4, queries=10)

@@ -1,5 +1,7 @@
 """Tests of the value-norm, LayerNorm and mixture computations (assocmem.sdm.trained.value_norms)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -41,3 +43,35 @@ def test_one_head_reading_a_duplicated_key_returns_the_value_frequencies(beta):
     np.testing.assert_allclose(duplicate_key_read([2, 1], beta), [2 / 3, 1 / 3], atol=1e-12)
     np.testing.assert_allclose(duplicate_key_read([1, 0, 3], beta, n=8), [0.25, 0, 0.75],
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [2.0**660, 1e200, 1e300, 1e-300, 2.0**-1060, 1e-320])
+def test_sphere_distance_is_scale_free_at_the_ends_of_float64(scale):
+    norms = np.array([1.0, 2.0, 3.0, 4.0]) * 2.0**-2  # exact in every scaling by a power of two
+    ref = sphere_distance(norms, 4)
+    out = sphere_distance(norms * scale, 4)
+    assert math.isfinite(out["cv"]) and out["cv"] == pytest.approx(ref["cv"], rel=1e-3 if scale < 1e-307 else 1e-13)
+    for key in ("mean", "sd", "min", "max"):
+        assert out[key] == pytest.approx(ref[key] * scale, rel=1e-3 if scale < 1e-307 else 1e-13)
+
+
+def test_beta_spread_computes_large_and_small_products_instead_of_nan():
+    rng = np.random.default_rng(0)
+    q, k = rng.uniform(1, 2, 5), rng.uniform(1, 2, (5, 7))
+    ref = beta_spread(3.0, q, k, 16, quantiles=(0.0, 0.05, 0.5, 0.95, 1.0))
+    # beta |q| overflows (2^1100) though the product is 2^100 times the reference
+    big = beta_spread(3.0 * 2.0**900, q * 2.0**200, k * 2.0**-1000, 16, quantiles=(0.0, 0.05, 0.5, 0.95, 1.0))
+    np.testing.assert_allclose(big, ref * 2.0**100, rtol=1e-14)
+    # beta |q| underflows (2^-1100) though the product is 2^-100 times the reference
+    small = beta_spread(3.0 * 2.0**-900, q * 2.0**-200, k * 2.0**1000, 16, quantiles=(0.0, 0.5, 1.0))
+    np.testing.assert_allclose(small, ref[[0, 2, 4]] * 2.0**-100, rtol=1e-14)
+    with pytest.raises(ValueError, match="overflow float64 at the 0.05 quantile"):
+        beta_spread(3.0, q * 1e200, k * 1e200, 16)
+
+
+@pytest.mark.parametrize("quantiles, match", [(0.5, r"a sequence of numbers .* got 0\.5"), ("0.5", "a sequence"),
+                                              ((), "non-empty"), ((0.5, 1.5), "quantile must be <= 1"),
+                                              ((True,), "quantile must be a real number")])
+def test_beta_spread_refuses_quantiles_that_are_not_a_sequence_of_probabilities(quantiles, match):
+    with pytest.raises(ValueError, match=match):
+        beta_spread(3.0, np.ones(2), np.ones((2, 3)), 4, quantiles=quantiles)

@@ -43,7 +43,7 @@ import torch
 from faker import Faker
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from assocmem._checks import positive_int, seed_int
+from assocmem._checks import as_int, index_tensor, positive_int, seed_int
 
 __all__ = [
     "TRAIN_TEMPLATES",
@@ -221,7 +221,7 @@ def load_book_facts_csv(path, max_facts: int | None = None) -> BookFacts:
     Parameters
     ----------
     path : str or os.PathLike
-        A UTF-8 CSV file.
+        A UTF-8 CSV file (a leading byte-order mark, as spreadsheet programs write, is allowed).
     max_facts : int, optional
         Keep the first ``max_facts`` facts that pass the selection.
 
@@ -232,8 +232,9 @@ def load_book_facts_csv(path, max_facts: int | None = None) -> BookFacts:
     Raises
     ------
     ValueError
-        The file lacks a ``book`` or an ``author`` column, no row survives the selection, or
-        ``max_facts`` is not a positive integer.
+        The file lacks a ``book`` or an ``author`` column, is a folder, is not UTF-8 text or not
+        a readable CSV, no row survives the selection, or ``max_facts`` is not a positive
+        integer.
     FileNotFoundError
         ``path`` does not exist.
 
@@ -247,25 +248,40 @@ def load_book_facts_csv(path, max_facts: int | None = None) -> BookFacts:
     authors: list[str] = []
     seen_b: set[str] = set()
     seen_a: set[str] = set()
-    with Path(path).open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        cols = {c.strip().lower(): c for c in (reader.fieldnames or []) if c is not None}
-        if "book" not in cols or "author" not in cols:
-            raise ValueError(f"the CSV needs 'book' and 'author' columns; got {reader.fieldnames}")
-        for row in reader:
-            b = (row.get(cols["book"]) or "").strip()
-            a = (row.get(cols["author"]) or "").strip()
-            if not b or not a or b in seen_b or a in seen_a or b in seen_a or a in seen_b or a == b:
-                continue
-            books.append(b)
-            authors.append(a)
-            seen_b.add(b)
-            seen_a.add(a)
-            if max_facts is not None and len(books) == max_facts:
-                break
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path} is a folder, not a CSV file")
+    # utf-8-sig: a byte-order mark (what spreadsheet programs write) is read as such, not as part
+    # of the first column's name
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        try:
+            _read_facts(fh, path, max_facts, books, authors, seen_b, seen_a)
+        except UnicodeDecodeError as err:
+            raise ValueError(f"{path} is not UTF-8 text ({err.reason} at byte {err.start}); save it as UTF-8") from None
+        except csv.Error as err:
+            raise ValueError(f"{path} is not a readable CSV file ({err})") from None
     if not books:
         raise ValueError(f"no (book, author) row of {path} survives the one-book-per-author selection")
     return BookFacts(tuple(books), tuple(authors))
+
+
+def _read_facts(fh, path, max_facts, books, authors, seen_b, seen_a) -> None:
+    """The selection of :func:`load_book_facts_csv`, appending to its lists and sets."""
+    reader = csv.DictReader(fh)
+    cols = {c.strip().lower(): c for c in (reader.fieldnames or []) if c is not None}
+    if "book" not in cols or "author" not in cols:
+        raise ValueError(f"the CSV {path} needs 'book' and 'author' columns; got {reader.fieldnames}")
+    for row in reader:
+        b = (row.get(cols["book"]) or "").strip()
+        a = (row.get(cols["author"]) or "").strip()
+        if not b or not a or b in seen_b or a in seen_a or b in seen_a or a in seen_b or a == b:
+            continue
+        books.append(b)
+        authors.append(a)
+        seen_b.add(b)
+        seen_a.add(a)
+        if max_facts is not None and len(books) == max_facts:
+            break
 
 
 def _train_tokenizer(texts: list[str], vocab_size: int) -> Tokenizer:
@@ -333,20 +349,22 @@ class BookCorpus:
         Raises
         ------
         ValueError
-            A template index out of range, fact or author indices out of ``[0, F)``, or index
+            A template that is not an integer in range (a bool or a non-integral float is
+            refused), fact or author indices that are not integers (booleans, strings and
+            non-integral floats are refused, never rounded) or lie outside ``[0, F)``, or index
             arrays of different lengths.
         """
-        t = int(template)
-        if not 0 <= t < self.num_templates or t != template:
+        try:
+            t = as_int(template, "template")
+        except ValueError:
+            t = None
+        if t is None or not 0 <= t < self.num_templates:
             raise ValueError(f"template must be an integer in [0, {self.num_templates}); got {template!r}")
         F = self.num_facts
-        idx = torch.arange(F) if facts is None else torch.as_tensor(facts, dtype=torch.int64).reshape(-1)
-        auth = idx if authors is None else torch.as_tensor(authors, dtype=torch.int64).reshape(-1)
+        idx = torch.arange(F) if facts is None else index_tensor(facts, "facts", F, "F")
+        auth = idx if authors is None else index_tensor(authors, "authors", F, "F")
         if auth.shape != idx.shape:
             raise ValueError(f"facts and authors must have the same length; got {idx.numel()} and {auth.numel()}")
-        for name, x in (("facts", idx), ("authors", auth)):
-            if x.numel() and (int(x.min()) < 0 or int(x.max()) >= F):
-                raise ValueError(f"{name} must lie in [0, F) = [0, {F})")
         pre, suf = self.template_ids[t]
         n = idx.numel()
         cols = [torch.full((n, 1), self.bos_id), torch.tensor(pre, dtype=torch.int64).expand(n, -1),

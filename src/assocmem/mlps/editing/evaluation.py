@@ -58,7 +58,8 @@ class EditEvaluation:
     Raises
     ------
     ValueError
-        A base that is not an EditingLM, a corpus or assignment of the wrong type or size.
+        A base that is not an EditingLM, a corpus or assignment of the wrong type or size, or a
+        corpus with more token ids than the base's vocabulary.
 
     Attributes
     ----------
@@ -73,6 +74,7 @@ class EditEvaluation:
             raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
         if not isinstance(assignment, EditAssignment) or assignment.authors.numel() != corpus.num_facts:
             raise ValueError(f"assignment must be an EditAssignment over the corpus's F = {corpus.num_facts} facts")
+        base.check_vocabulary(corpus.vocab_size)
         self.base, self.corpus, self.assignment, self.batch = base, corpus, assignment, int(batch)
         a = assignment
         n_train = len(corpus.train_templates)

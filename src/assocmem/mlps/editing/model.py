@@ -45,6 +45,7 @@ from torch.nn import functional as Fn
 
 from assocmem._checks import as_int, as_real, seed_int, token_ids
 from assocmem.dtypes import check_float_dtype
+from assocmem.mlps._checks import module_device, probe_map
 
 __all__ = ["EditingLMConfig", "EditingLM", "rope", "kaiming_embedding", "check_lm_tokens"]
 
@@ -124,7 +125,22 @@ def rope(x: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
 
     Inner products then depend on positions only through their difference:
     ``<rope(q)_t, rope(k)_s> = f(q_t, k_s, t - s)`` (RoFormer, eq. (34)).
+
+    Returns
+    -------
+    torch.Tensor
+        Same shape, dtype and device as ``x``.
+
+    Raises
+    ------
+    ValueError
+        ``x`` is not a floating ``(B, T, d)`` tensor with ``d`` even, or ``base`` is not a finite
+        real ``> 0`` (a base of 0 or NaN would give NaN angles).
     """
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point() or x.dim() != 3 or x.shape[-1] % 2:
+        what = f"{x.dtype} tensor of shape {tuple(x.shape)}" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise ValueError(f"x must be a floating (B, T, d) tensor with d even (RoPE rotates pairs); got a {what}")
+    base = as_real(base, "base", minimum=0.0, strict_min=True)
     B, T, d = x.shape
     inv = base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # (d/2,)
     ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]  # (T, d/2)
@@ -164,18 +180,13 @@ class _NonlinearMap(nn.Module):
 
 
 def _check_expert(expert, d: int) -> nn.Module:
+    """``expert`` checked to map ``R^d -> R^d`` (without changing it), then frozen in place."""
     if not isinstance(expert, nn.Module):
         raise ValueError(f"the fact expert must be a torch.nn.Module; got {type(expert).__name__}")
-    expert.requires_grad_(False)
-    probe = torch.eye(2, d, dtype=torch.float64)
     p = next(iter(expert.parameters()), None)
-    try:
-        with torch.no_grad():
-            out = expert(probe.to(p.dtype if p is not None else torch.float64))
-    except (ValueError, RuntimeError) as exc:
-        raise ValueError(f"the fact expert must map R^d -> R^d with d = {d}; it fails on a (2, {d}) input: {exc}") from None
-    if not isinstance(out, torch.Tensor) or out.shape != (2, d):
-        raise ValueError(f"the fact expert must map R^d -> R^d with d = {d}")
+    probe_map(expert, d, "the fact expert", dtype=p.dtype if p is not None else torch.float64,
+              device=module_device(expert, torch.device("cpu")))
+    expert.requires_grad_(False)
     return expert
 
 
@@ -189,8 +200,9 @@ class EditingLM(nn.Module):
         Frozen tied embeddings (:func:`kaiming_embedding`), cast to ``config.dtype``; stored as
         a buffer (no gradient).
     fact_expert : torch.nn.Module
-        Maps ``(n, d) -> (n, d)``; frozen in place (``requires_grad_(False)``); it keeps its own
-        dtype (its input is cast to it, its output back).
+        Maps ``(n, d) -> (n, d)``; once every argument is checked, frozen in place
+        (``requires_grad_(False)``); a refused expert is left unchanged. It keeps its own dtype (its
+        input is cast to it, its output back).
     seed : int, default 0
         Seed of the trainable weights' initialisation (PyTorch's defaults, drawn under a forked
         RNG so the global stream is untouched).
@@ -208,6 +220,7 @@ class EditingLM(nn.Module):
         if not isinstance(config, EditingLMConfig):
             raise ValueError(f"config must be an EditingLMConfig; got {type(config).__name__}")
         c = self.config = config
+        seed = seed_int(seed)  # every argument is checked before the caller's expert is frozen
         if not isinstance(embedding, torch.Tensor) or embedding.shape != (c.vocab_size, c.d):
             shape = tuple(embedding.shape) if isinstance(embedding, torch.Tensor) else type(embedding).__name__
             raise ValueError(f"embedding must be a tensor of shape (vocab_size, d) = ({c.vocab_size}, {c.d}); got {shape}")
@@ -221,7 +234,7 @@ class EditingLM(nn.Module):
                 setattr(self, name, getattr(_shared, name))
             return
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed_int(seed))
+            torch.manual_seed(seed)
             self.attn_norm = nn.RMSNorm(c.d, eps=c.norm_eps)
             self.query = _NonlinearMap(c.d, c.qk_hidden, c.norm_eps)
             self.key = _NonlinearMap(c.d, c.qk_hidden, c.norm_eps)
@@ -307,6 +320,22 @@ class EditingLM(nn.Module):
             An expert that does not map ``R^d -> R^d``.
         """
         return EditingLM(self.config, self.embedding, fact_expert, _shared=self)
+
+    def check_vocabulary(self, vocab_size: int, what: str = "the corpus") -> None:
+        """Refuse token ids this model cannot embed: ``vocab_size`` ids beyond its vocabulary.
+
+        Called before a corpus's sentences are fed to the model (without it an id past the
+        embedding table raises a bare ``IndexError`` deep inside the forward pass).
+
+        Raises
+        ------
+        ValueError
+            ``"the corpus has 60 token ids, but the model's vocabulary holds 40 ..."``.
+        """
+        n = as_int(vocab_size, "vocab_size", minimum=1)
+        if n > self.config.vocab_size:
+            raise ValueError(f"{what} has {n} token ids, but the model's vocabulary holds {self.config.vocab_size}: "
+                             "build the model with EditingLMConfig(vocab_size=corpus.vocab_size, ...)")
 
     def trainable_parameters(self) -> list[nn.Parameter]:
         """Every parameter except the fact expert's (the embeddings are a buffer)."""

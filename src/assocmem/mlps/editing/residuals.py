@@ -191,9 +191,13 @@ def prompt_keys(model: EditingLM, corpus: BookCorpus, facts, template: int = 0) 
     Raises
     ------
     ValueError
-        Not an EditingLM with a BilinearMLP expert, bad indices, a bad template.
+        Not an EditingLM with a BilinearMLP expert, not a BookCorpus, a corpus with more token ids
+        than the model's vocabulary, bad indices, a bad template.
     """
     expert = _bilinear(model)
+    if not isinstance(corpus, BookCorpus):
+        raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
+    model.check_vocabulary(corpus.vocab_size)
     idx = _indices(facts, corpus.num_facts, "facts")
     tokens, pos = corpus.sequences(template, idx)
     x, _ = model.attention(tokens[:, :pos].to(model.embedding.device))

@@ -42,7 +42,8 @@ import numpy as np
 import torch
 from torch.nn import functional as Fn
 
-from assocmem._checks import as_real, positive_int, seed_int
+from assocmem._checks import (TrainingDiverged, as_real, check_finite_parameters, check_loss_finite, index_tensor,
+                              non_finite_parameter, positive_int, restore_state, seed_int, state_copy)
 from assocmem.devices import resolve_device
 from assocmem.mlps.editing.data import BookCorpus
 from assocmem.mlps.editing.metrics import fact_accuracy
@@ -216,8 +217,16 @@ def train_lm(model: EditingLM, data: Sequences, config: LMTrainConfig) -> LMTrai
     Raises
     ------
     ValueError
-        Not an EditingLM, data that is not :class:`Sequences`, a config of the wrong type, token
-        ids out of the model's vocabulary, or a loss that becomes non-finite (lower ``lr``).
+        Not an EditingLM, data that is not :class:`Sequences`, a config of the wrong type, or token
+        ids out of the model's vocabulary.
+    assocmem._checks.TrainingDiverged
+        (a :class:`FloatingPointError` and a :class:`ValueError`; lower ``lr``) at the first step
+        whose loss is NaN or infinite, at a step after the first whose forward pass fails (the
+        updates have driven the activations out of range, so that the fact expert refuses its
+        input), or if the last update leaves a non-finite parameter. The message names the step.
+        On this error, and on any other raised during the steps, the model's parameters (and
+        those of every model sharing its trained modules) and its training mode are put back as
+        they were before the call.
 
     References
     ----------
@@ -228,8 +237,10 @@ def train_lm(model: EditingLM, data: Sequences, config: LMTrainConfig) -> LMTrai
         raise ValueError(f"data must be Sequences (training_sequences); got {type(data).__name__}")
     if not isinstance(config, LMTrainConfig):
         raise ValueError(f"config must be an LMTrainConfig; got {type(config).__name__}")
-    if int(data.tokens.max()) >= model.config.vocab_size:
-        raise ValueError(f"token ids exceed the model's vocabulary ({model.config.vocab_size})")
+    lo, hi = int(data.tokens.min()), int(data.tokens.max())
+    if lo < 0 or hi >= model.config.vocab_size:
+        raise ValueError(f"token ids must lie in [0, {model.config.vocab_size}) (the model's vocabulary); "
+                         f"got [{lo}, {hi}]")
     dev = model.embedding.device
     params = model.trainable_parameters()
     opt = torch.optim.AdamW(params, lr=config.lr, betas=tuple(config.betas), weight_decay=config.weight_decay)
@@ -237,22 +248,43 @@ def train_lm(model: EditingLM, data: Sequences, config: LMTrainConfig) -> LMTrai
     tokens, targets, mask = (x.to(dev) for x in (data.tokens, data.targets, data.mask))
     losses = torch.empty(config.steps, dtype=torch.float64)
     was = model.training
+    saved = state_copy(model)
     model.train()
-    for step in range(config.steps):
-        idx = torch.randint(len(data), (config.batch_size,), generator=gen).to(dev)
-        logits = model.head(model.feed_forward(model.attention(tokens[idx])[0]))  # (B, T, V)
-        m = mask[idx]
-        loss = Fn.cross_entropy(logits[m], targets[idx][m])
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        losses[step] = float(loss.detach())
-    model.train(was)
-    out = losses.numpy()
-    if not np.isfinite(out).all():
-        first = int(np.flatnonzero(~np.isfinite(out))[0])
-        raise ValueError(f"training diverged: the loss is not finite at step {first} (lr = {config.lr:g}); lower lr")
-    return LMTrainResult(losses=out, steps=config.steps)
+    try:
+        for step in range(config.steps):
+            idx = torch.randint(len(data), (config.batch_size,), generator=gen).to(dev)
+            try:
+                logits = model.head(model.feed_forward(model.attention(tokens[idx])[0]))  # (B, T, V)
+            except (ValueError, RuntimeError, FloatingPointError) as err:
+                if step == 0:  # the model as given fails: not a divergence
+                    raise
+                raise TrainingDiverged(
+                    f"train_lm diverged: the forward pass of step {step + 1} fails after {step} update(s) "
+                    f"({err}); the largest trainable weight is {_largest(params):.3g} (lr = {config.lr:g}); "
+                    "lower lr. The model's parameters were restored as they were before the call") from err
+            m = mask[idx]
+            loss = Fn.cross_entropy(logits[m], targets[idx][m])
+            check_loss_finite(loss, step + 1, what="train_lm", lr=config.lr)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            losses[step] = float(loss.detach())
+        bad = non_finite_parameter(model)
+        if bad is not None:
+            raise TrainingDiverged(f"train_lm diverged: the last update left parameter {bad!r} non-finite "
+                                   f"(lr = {config.lr:g}); lower lr. The model's parameters were restored as "
+                                   "they were before the call")
+    except BaseException:
+        restore_state(model, saved)
+        raise
+    finally:
+        model.train(was)
+    return LMTrainResult(losses=losses.numpy(), steps=config.steps)
+
+
+def _largest(params) -> float:
+    with torch.no_grad():
+        return max(float(p.abs().max()) for p in params) if params else 0.0
 
 
 @torch.no_grad()
@@ -274,9 +306,15 @@ def author_logits(model: EditingLM, corpus: BookCorpus, template: int, facts=Non
     Raises
     ------
     ValueError
-        As :meth:`BookCorpus.sequences`, or not an EditingLM.
+        As :meth:`BookCorpus.sequences`, not an EditingLM or not a BookCorpus, a corpus with more
+        token ids than the model's vocabulary, or a model with a NaN or infinite parameter or
+        buffer (a diverged training: an argmax over its logits would be arbitrary).
     """
     model = _check_model(model)
+    check_finite_parameters(model)
+    if not isinstance(corpus, BookCorpus):
+        raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
+    model.check_vocabulary(corpus.vocab_size)
     tokens, pos = corpus.sequences(template, facts, authors)
     dev = model.embedding.device
     out = []
@@ -296,9 +334,11 @@ def lm_accuracy(model: EditingLM, corpus: BookCorpus, template: int, facts=None,
     ValueError
         As :func:`author_logits`.
     """
+    if not isinstance(corpus, BookCorpus):
+        raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
     F = corpus.num_facts
-    idx = torch.arange(F) if facts is None else torch.as_tensor(facts, dtype=torch.int64)
-    auth = idx if authors is None else torch.as_tensor(authors, dtype=torch.int64)
+    idx = torch.arange(F) if facts is None else index_tensor(facts, "facts", F, "F")
+    auth = idx if authors is None else index_tensor(authors, "authors", F, "F")
     logits = author_logits(model, corpus, template, idx, auth)
     return fact_accuracy(logits, corpus.author_offset + auth)
 
@@ -310,8 +350,12 @@ def expert_accuracy(expert, embedding: torch.Tensor, corpus: BookCorpus, authors
     Raises
     ------
     ValueError
-        As :func:`~assocmem.mlps.editing.swapping.expert_fact_set`.
+        As :func:`~assocmem.mlps.editing.swapping.expert_fact_set`, an expert that is not a
+        ``torch.nn.Module`` with parameters, or one with a NaN or infinite parameter.
     """
+    if not isinstance(expert, torch.nn.Module) or next(iter(expert.parameters()), None) is None:
+        raise ValueError(f"expert must be a torch.nn.Module with parameters; got {type(expert).__name__}")
+    check_finite_parameters(expert, "fact expert")
     facts = expert_fact_set(embedding, corpus, authors)
     p = next(iter(expert.parameters()))
     with torch.no_grad():

@@ -93,8 +93,9 @@ def capture_editing_lm(model, corpus, templates=None, *, batch_size: int = 512) 
     Raises
     ------
     ValueError
-        A model that is not an ``EditingLM``, a corpus that is not a ``BookCorpus``, template
-        indices out of range, an empty template list, or a ``batch_size`` below 1.
+        A model that is not an ``EditingLM``, a corpus that is not a ``BookCorpus`` or has more
+        token ids than the model's vocabulary, template indices out of range (a bool or a
+        non-integral float is refused), an empty template list, or a ``batch_size`` below 1.
 
     References
     ----------
@@ -107,6 +108,7 @@ def capture_editing_lm(model, corpus, templates=None, *, batch_size: int = 512) 
         raise ValueError(f"model must be an EditingLM; got {type(model).__name__}")
     if not isinstance(corpus, BookCorpus):
         raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
+    model.check_vocabulary(corpus.vocab_size)
     step = as_int(batch_size, "batch_size", minimum=1)
     chosen = list(range(len(corpus.train_templates))) if templates is None else [
         as_int(t, "template", minimum=0) for t in templates]

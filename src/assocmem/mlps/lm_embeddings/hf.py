@@ -42,6 +42,7 @@ import numpy as np
 import torch
 
 from assocmem._checks import as_int, token_ids
+from assocmem.devices import resolve_device
 from assocmem.mlps.lm_embeddings.pairs import EmbeddingPairs
 
 __all__ = [
@@ -67,6 +68,8 @@ def load_causal_lm(path, *, dtype: torch.dtype = torch.float32, device="cpu"):
     dtype : torch.dtype, default torch.float32
         The parameters' dtype (``torch.bfloat16`` halves the memory of a GPU run).
     device : str or torch.device, default "cpu"
+        As :func:`assocmem.devices.resolve_device` (``"auto"``, ``"cpu"``, ``"cuda"``,
+        ``"cuda:N"``, ``"mps"``).
 
     Returns
     -------
@@ -81,6 +84,9 @@ def load_causal_lm(path, *, dtype: torch.dtype = torch.float32, device="cpu"):
     ValueError
         ``path`` is not a str or path, ``dtype`` is not a floating torch dtype, or ``device`` does
         not name a torch device (checked before the weights are read).
+    RuntimeError
+        ``device`` names a CUDA or MPS device this machine does not have (checked before the
+        weights are read).
     OSError
         From ``transformers``: the folder holds no loadable model.
     """
@@ -88,10 +94,10 @@ def load_causal_lm(path, *, dtype: torch.dtype = torch.float32, device="cpu"):
         raise ValueError(f"path must be a folder path (str or os.PathLike); got {path!r}")
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise ValueError(f"dtype must be a floating torch.dtype; got {dtype!r}")
-    try:
-        target = torch.device(device)
-    except (RuntimeError, TypeError) as err:
-        raise ValueError(f"device must name a torch device (e.g. 'cpu', 'cuda'); got {device!r}") from err
+    try:  # an unknown or absent device fails here, before the weights are read
+        target = resolve_device(device)
+    except ValueError as err:
+        raise ValueError(f"device must name a torch device (e.g. 'cpu', 'cuda'); got {device!r} ({err})") from None
     folder = Path(path)
     if not folder.is_dir():
         raise FileNotFoundError(
@@ -422,9 +428,9 @@ def capture_from_folder(path, token_stream, *, seq_len: int = 512, batch_size: i
 
     Raises
     ------
-    FileNotFoundError, ValueError, OSError
+    FileNotFoundError, ValueError, RuntimeError, OSError
         As :func:`load_causal_lm`, :func:`token_blocks` and :func:`capture_mlp_pairs`.
     """
     blocks = token_blocks(token_stream, seq_len, batch_size, separator=separator)
     model = load_causal_lm(path, dtype=model_dtype, device=device)
-    return capture_mlp_pairs(model, blocks, layer=layer, max_pairs=max_pairs, device=device)
+    return capture_mlp_pairs(model, blocks, layer=layer, max_pairs=max_pairs)  # where the model was loaded

@@ -23,6 +23,7 @@ Seed 001 (Garcia et al. 2026, "MLPs are Hebbians"), App. A.5.3 ("LM embeddings")
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,16 +107,22 @@ def save_pairs(pairs: EmbeddingPairs, path) -> Path:
     Raises
     ------
     ValueError
-        ``pairs`` is not an :class:`EmbeddingPairs`, or ``path`` is a folder.
+        ``pairs`` is not an :class:`EmbeddingPairs`, ``path`` (with or without the added
+        ``.npz``) is a folder, or a part of its folder is a file.
     """
     if not isinstance(pairs, EmbeddingPairs):
         raise ValueError(f"pairs must be EmbeddingPairs; got {type(pairs).__name__}")
     path = Path(path)
+    if path.is_dir():  # before the suffix: "out" naming a folder must not become a sibling "out.npz"
+        raise ValueError(f"{path} is a folder; give a file name")
     if path.suffix.lower() != ".npz":
         path = path.with_name(path.name + ".npz")
     if path.is_dir():
         raise ValueError(f"{path} is a folder; give a file name")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise ValueError(f"cannot write {path}: a part of its folder {path.parent} is a file, not a folder") from None
     np.savez(path, inputs=pairs.inputs.detach().cpu().numpy(), outputs=pairs.outputs.detach().cpu().numpy(),
              source=np.array(pairs.source))
     return path
@@ -140,28 +147,31 @@ def load_pairs(path, max_pairs: int | None = None) -> EmbeddingPairs:
     FileNotFoundError
         No file at ``path``.
     ValueError
-        A file that is not a ``.npz``, one without ``inputs`` and ``outputs`` arrays or with a
-        ``source`` that is not one string, arrays :class:`EmbeddingPairs` refuses, or a
+        A file that is not a ``.npz`` (or a truncated or corrupt one), one without ``inputs``
+        and ``outputs`` arrays or with a ``source`` that is not one string, arrays :class:`EmbeddingPairs` refuses, or a
         ``max_pairs`` that is not an integer ``>= 1``.
     """
+    stop = None if max_pairs is None else as_int(max_pairs, "max_pairs", minimum=1)
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no captured pairs at {path} (write them with save_pairs)")
-    stop = None if max_pairs is None else as_int(max_pairs, "max_pairs", minimum=1)
     try:
         data = np.load(path, allow_pickle=False)
-    except (ValueError, OSError) as err:
-        raise ValueError(f"{path} is not a .npz of captured pairs ({err})") from None
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path} is not a .npz of captured pairs, or it is truncated or corrupt ({err})") from None
     if not isinstance(data, np.lib.npyio.NpzFile):
         raise ValueError(f"{path} is a single .npy array, not a .npz of captured pairs")
     with data:
         missing = {"inputs", "outputs"} - set(data.files)
         if missing:
             raise ValueError(f"{path} lacks the arrays {sorted(missing)}")
-        x, y = np.asarray(data["inputs"])[:stop], np.asarray(data["outputs"])[:stop]
+        try:
+            x, y = np.asarray(data["inputs"])[:stop], np.asarray(data["outputs"])[:stop]
+            raw = np.asarray(data["source"]) if "source" in data.files else None
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as err:
+            raise ValueError(f"{path} is truncated or corrupt: its arrays cannot be read ({err})") from None
         source = path.name
-        if "source" in data.files:
-            raw = np.asarray(data["source"])
+        if raw is not None:
             if raw.ndim != 0:
                 raise ValueError(f"{path}: 'source' must be one string; got an array of shape {raw.shape}")
             source = str(raw)

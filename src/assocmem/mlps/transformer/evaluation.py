@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from assocmem._checks import as_real
+from assocmem._checks import as_real, check_finite_parameters
+from assocmem.mlps._checks import real_array
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.margins.decoding import output_margins
 from assocmem.mlps.transformer.model import SSFRTransformer
@@ -50,6 +51,7 @@ def _model(model, task) -> SSFRTransformer:
         raise ValueError(f"model must be an SSFRTransformer; got {type(model).__name__}")
     if task is not None and task != model.task:
         raise ValueError(f"task {task} is not the model's task {model.task}")
+    check_finite_parameters(model)  # NaN weights would give an arbitrary argmax, not an accuracy
     return model
 
 
@@ -87,7 +89,8 @@ def ssfr_correct(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tensor, 
     ------
     ValueError
         Not an SSFRTransformer, another task, a map that is not a permutation of ``[F]``, ``C < 1``,
-        a seed outside ``[0, 2^63)``, or non-finite logits (an MLP that outputs NaN or inf).
+        a seed outside ``[0, 2^63)``, a parameter or buffer of the model that is NaN or infinite (a
+        diverged training), or non-finite logits (an MLP that outputs NaN or inf).
 
     References
     ----------
@@ -173,14 +176,29 @@ def fact_adaptive_accuracy(model: SSFRTransformer, mlp_b: torch.nn.Module, mappi
 def per_key_accuracy(correct: torch.Tensor) -> np.ndarray:
     """Per-key accuracy over contexts: the row means of a ``(F, C)`` correctness table.
 
+    Parameters
+    ----------
+    correct : torch.Tensor, shape ``(F, C)``, bool
+        :func:`ssfr_correct`'s table, ``F, C >= 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape ``(F,)``, float64
+        In ``[0, 1]``.
+
     Raises
     ------
     ValueError
-        Not a 2-D tensor.
+        Not a 2-D bool tensor (a count or a float is not a correctness flag: ``2`` would make an
+        accuracy above 1), or no key or no context.
     """
     if not isinstance(correct, torch.Tensor) or correct.dim() != 2:
         raise ValueError("correct must be a (F, C) tensor (from ssfr_correct)")
-    return correct.double().mean(dim=1).numpy()
+    if correct.dtype != torch.bool:
+        raise ValueError(f"correct must be a bool tensor of hits (from ssfr_correct); got {correct.dtype}")
+    if correct.shape[0] == 0 or correct.shape[1] == 0:
+        raise ValueError(f"correct must have F, C >= 1; got shape {tuple(correct.shape)}")
+    return correct.double().mean(dim=1).cpu().numpy()
 
 
 def per_key_diagnostic(model: SSFRTransformer, mapping: torch.Tensor, contexts_per_key: int = 4, seed: int = 0,
@@ -262,10 +280,14 @@ def usable_key_fraction(margins, threshold: float = 0.0) -> float:
     Raises
     ------
     ValueError
-        Margins that are empty, not 1-D or not finite, or a threshold that is not a finite real.
+        Margins that are empty, not 1-D, not finite or not real numbers (booleans and strings are
+        refused), or a threshold that is not a finite real.
     """
-    x = np.asarray(margins, dtype=np.float64)
-    if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all():
+    try:
+        x = real_array(margins, "margins")  # booleans and strings refused, not read as 1.0 / parsed
+    except ValueError as err:
+        raise ValueError(f"margins must be a non-empty, finite 1-D array of reals ({err})") from None
+    if x.ndim != 1 or x.size == 0:
         raise ValueError("margins must be a non-empty, finite 1-D array")
     t = as_real(threshold, "threshold")
     return float(np.mean(x > t))

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import torch
 
-from assocmem._checks import positive_int
+from assocmem._checks import as_int, positive_int
+from assocmem.mlps._checks import module_device, probe_map
 from assocmem.mlps.capacity_sweeps import build_memory
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp import FactMLP, train_mlp
@@ -39,19 +40,19 @@ METHODS = ("gd_ce", "gd_mse", "ntk", "unwhitened", "whitened", "data_dependent")
 def check_mlp_width(mlp, d: int) -> None:
     """Raise :class:`ValueError` unless ``mlp`` maps a ``(2, d)`` batch to ``(2, d)``.
 
+    The probe is float64 on the MLP's device and changes nothing in the MLP
+    (:func:`assocmem.mlps._checks.probe_map`).
+
     Raises
     ------
     ValueError
-        The MLP fails on, or returns another shape for, a ``(2, d)`` input.
+        ``mlp`` is not a ``torch.nn.Module``, ``d`` is not an integer ``>= 1``, or the MLP fails
+        on, or returns another shape for, a ``(2, d)`` input.
     """
-    probe = torch.eye(2, d, dtype=torch.float64)
-    try:
-        with torch.no_grad():
-            out = mlp(probe.to(next(iter(mlp.parameters()), probe).device))
-    except (ValueError, RuntimeError) as exc:
-        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}; it fails on a (2, {d}) input: {exc}") from None
-    if not isinstance(out, torch.Tensor) or out.shape != (2, d):
-        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}")
+    if not isinstance(mlp, torch.nn.Module):
+        raise ValueError(f"mlp must be a torch.nn.Module; got {type(mlp).__name__}")
+    d = as_int(d, "d", minimum=1)
+    probe_map(mlp, d, "the MLP", dtype=torch.float64, device=module_device(mlp, torch.device("cpu")))
 
 
 def _objective(mlp, facts: FactSet, loss: str) -> float:

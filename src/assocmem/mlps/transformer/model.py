@@ -45,6 +45,7 @@ from torch.nn import functional as Fn
 from assocmem._checks import as_bool, as_int, as_real, token_ids
 from assocmem.devices import resolve_device
 from assocmem.dtypes import check_float_dtype
+from assocmem.mlps._checks import module_device, probe_map
 from assocmem.mlps.transformer.ssfr import SSFRTask, check_embedding, check_seed
 
 __all__ = [
@@ -135,16 +136,30 @@ class CausalAttention(nn.Module):
     generator : torch.Generator
         CPU generator for ``W_Q`` then ``W_K`` (float64 draws, cast to ``dtype``).
     dtype : torch.dtype
+        float32 or float64 (:func:`assocmem.dtypes.check_float_dtype`).
 
     Attributes
     ----------
     W_Q, W_K, W_V, W_O : torch.nn.Parameter, shape ``(d, d)``
         ``q = W_Q h`` (rows act on the right: ``q = h @ W_Q.T``).
+
+    Raises
+    ------
+    ValueError
+        ``d`` not an integer ``>= 1``, ``freeze_value_output`` not a bool, ``init_std`` not a
+        finite real ``>= 0``, ``generator`` not a CPU ``torch.Generator``, or a dtype outside the
+        policy.
     """
 
     def __init__(self, d: int, freeze_value_output: bool, init_std: float, generator: torch.Generator,
                  dtype: torch.dtype) -> None:
         super().__init__()
+        d = as_int(d, "d", minimum=1)
+        freeze_value_output = as_bool(freeze_value_output, "freeze_value_output")
+        init_std = as_real(init_std, "init_std", minimum=0.0)
+        if not isinstance(generator, torch.Generator) or generator.device.type != "cpu":
+            raise ValueError(f"generator must be a CPU torch.Generator; got {generator!r}")
+        dtype = check_float_dtype(dtype)
         draw = lambda: (torch.randn(d, d, generator=generator, dtype=torch.float64) * init_std).to(dtype)
         self.W_Q = nn.Parameter(draw())  # (d, d)
         self.W_K = nn.Parameter(draw())  # (d, d)
@@ -228,27 +243,22 @@ def _mlp_dtype(mlp: nn.Module, default: torch.dtype) -> torch.dtype:
 
 
 def _check_mlp(mlp, d: int, device: torch.device, dtype: torch.dtype) -> nn.Module:
-    """``mlp`` checked to be a module mapping ``(n, d)`` to ``(n, d)``; frozen and moved in place."""
+    """``mlp`` checked to be a module mapping ``(n, d)`` to ``(n, d)``; then frozen and moved in place.
+
+    Every check runs before the module is changed: a refused module keeps its ``requires_grad``
+    flags, its device and its training mode (the probe runs where the module already is).
+    """
     if not isinstance(mlp, nn.Module):
         raise ValueError(f"mlp must be a torch.nn.Module; got {type(mlp).__name__}")
     width = getattr(getattr(mlp, "config", None), "d", None)
     if width is not None and width != d:
         raise ValueError(f"the MLP's input width is {width}; the Transformer's width is d = {d}")
-    mlp.requires_grad_(False)
-    mlp.to(device)
     mlp_dtype = _mlp_dtype(mlp, dtype)
     if mlp_dtype not in (torch.float32, torch.float64):
         raise ValueError(f"the MLP's weights must be float32 or float64; got {mlp_dtype}")
-    probe = torch.eye(2, d, dtype=mlp_dtype, device=device)  # (2, d), in the MLP's own dtype
-    try:
-        with torch.no_grad():
-            out = mlp(probe)
-    except (ValueError, RuntimeError) as exc:
-        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}; it fails on a (2, {d}) {mlp_dtype} input: "
-                         f"{exc}") from None
-    if not isinstance(out, torch.Tensor) or out.shape != (2, d):
-        shape = tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
-        raise ValueError(f"the MLP must map R^d -> R^d with d = {d}: a (2, {d}) input gave {shape}")
+    probe_map(mlp, d, "the MLP", dtype=mlp_dtype, device=module_device(mlp, device))
+    mlp.requires_grad_(False)
+    mlp.to(device)
     return mlp
 
 
@@ -265,9 +275,10 @@ class SSFRTransformer(nn.Module):
         The frozen tied token embeddings (:func:`~assocmem.mlps.transformer.ssfr.embedding_table`),
         cast to ``config.dtype``; fact rows first.
     mlp : torch.nn.Module, optional
-        Maps ``(n, d) -> (n, d)``. ``None`` inserts :class:`IdentityMLP`. The module is frozen
-        (``requires_grad_(False)``) and moved to the model's device *in place*; it keeps its own
-        dtype (its input is cast to it, its output back to ``config.dtype``).
+        Maps ``(n, d) -> (n, d)``. ``None`` inserts :class:`IdentityMLP`. Once every argument is
+        checked, the module is frozen (``requires_grad_(False)``) and moved to the model's device
+        *in place*; a refused module is left unchanged. It keeps its own dtype (its input is cast
+        to it, its output back to ``config.dtype``).
     task : SSFRTask
         Keyword-only, required: gives ``F`` (the read-out rows) and the vocabulary.
     seed : int, default 0

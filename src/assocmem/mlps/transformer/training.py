@@ -38,7 +38,8 @@ import torch
 from torch import nn
 from torch.nn import functional as Fn
 
-from assocmem._checks import as_int, as_real, positive_int
+from assocmem._checks import (TrainingDiverged, as_int, as_real, check_loss_finite, non_finite_parameter, positive_int,
+                              restore_state, state_copy)
 from assocmem.mlps.transformer.model import SSFRTransformer, TransformerConfig
 from assocmem.mlps.transformer.ssfr import SSFRTask, _sample, check_embedding, check_mapping, check_seed, identity_map
 
@@ -153,7 +154,8 @@ def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tenso
 
     Each step draws a batch (as :func:`~assocmem.mlps.transformer.ssfr.ssfr_batch`), computes the
     logits at the query position only, and takes one AdamW step on the cross-entropy against the
-    value tokens. Losses are kept on the device and read once at the end.
+    value tokens. Losses are kept on the device; each step's loss is checked finite before its
+    backward pass (a read that changes no value), and the parameters once at the end.
 
     Parameters
     ----------
@@ -173,7 +175,12 @@ def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tenso
     ------
     ValueError
         Not an SSFRTransformer, a task other than the model's, a map that is not a permutation of
-        ``[F]``, a model without trainable parameters, or a loss that becomes non-finite.
+        ``[F]``, or a model without trainable parameters.
+    assocmem._checks.TrainingDiverged
+        (a :class:`FloatingPointError` and a :class:`ValueError`) at the first step whose loss is
+        NaN or infinite (naming the step), or if the last update leaves a non-finite parameter. On
+        this error, and on any other raised during the steps, the model's parameters and
+        training mode are put back as they were before the call.
 
     References
     ----------
@@ -198,23 +205,31 @@ def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tenso
     losses = torch.empty(config.steps, dtype=torch.float64, device=dev)
     hits = torch.empty(config.steps, dtype=torch.float64, device=dev)
     was_training = model.training
+    saved = state_copy(model)
     model.train()
-    for step in range(config.steps):
-        batch = _sample(task, f, config.batch_size, gen).to(dev)  # = ssfr_batch, checked once above
-        logits = model._logits(batch.tokens)  # (B, F)
-        loss = Fn.cross_entropy(logits, batch.targets)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        with torch.no_grad():
-            losses[step] = loss.detach()
-            hits[step] = (logits.argmax(dim=1) == batch.targets).double().mean()
-    model.train(was_training)
-    out = losses.cpu().numpy()
-    if not np.isfinite(out).all():
-        first = int(np.flatnonzero(~np.isfinite(out))[0])
-        raise ValueError(f"training diverged: the loss is not finite at step {first} (lr = {config.lr:g}); lower lr")
-    return TrainResult(losses=out, batch_accuracy=hits.cpu().numpy(), steps=config.steps)
+    try:
+        for step in range(config.steps):
+            batch = _sample(task, f, config.batch_size, gen).to(dev)  # = ssfr_batch, checked once above
+            logits = model._logits(batch.tokens)  # (B, F)
+            loss = Fn.cross_entropy(logits, batch.targets)
+            check_loss_finite(loss, step + 1, what="train_attention", lr=config.lr)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            with torch.no_grad():
+                losses[step] = loss.detach()
+                hits[step] = (logits.argmax(dim=1) == batch.targets).double().mean()
+        bad = non_finite_parameter(model)
+        if bad is not None:
+            raise TrainingDiverged(f"train_attention diverged: the last update left parameter {bad!r} non-finite "
+                                   f"(lr = {config.lr:g}); lower lr. The model's parameters were restored as "
+                                   "they were before the call")
+    except BaseException:
+        restore_state(model, saved)
+        raise
+    finally:
+        model.train(was_training)
+    return TrainResult(losses=losses.cpu().numpy(), batch_accuracy=hits.cpu().numpy(), steps=config.steps)
 
 
 def _new_model(task, embedding, mlp, model_config, train_config) -> SSFRTransformer:

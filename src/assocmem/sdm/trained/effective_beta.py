@@ -175,9 +175,11 @@ def gpt2_attention_inputs(model, input_ids) -> list[dict]:
     Returns
     -------
     list of dict, one per layer
-        ``scores`` and ``cosines`` ``(B, H, T, T)`` float64 (``q k^T / sqrt(d_head)``, as GPT-2's
-        attention computes them with its default settings) and ``mask`` ``(T, T)`` bool, the
-        causal mask (``True`` where key ``j <= i``).
+        ``scores`` and ``cosines`` ``(B, H, T, T)`` float64 and ``mask`` ``(T, T)`` bool, the
+        causal mask (``True`` where key ``j <= i``). The scores are the softmax inputs as the
+        model computes them under its config: ``q k^T``, divided by ``sqrt(d_head)`` when
+        ``scale_attn_weights`` (the default) and by ``layer + 1`` when
+        ``scale_attn_by_inverse_layer_idx``.
 
     Raises
     ------
@@ -215,14 +217,19 @@ def gpt2_attention_inputs(model, input_ids) -> list[dict]:
         model.train(was_training)
     b, t = input_ids.shape
     mask = torch.tril(torch.ones(t, t, dtype=torch.bool))
+    by_dim = bool(getattr(cfg, "scale_attn_weights", True))
+    by_layer = bool(getattr(cfg, "scale_attn_by_inverse_layer_idx", False))
     out = []
-    for qkv in captured:
+    for layer, qkv in enumerate(captured):
         q, k, _ = qkv.double().split(cfg.n_embd, dim=-1)
         q = q.view(b, t, h, dh).transpose(1, 2)
         k = k.view(b, t, h, dh).transpose(1, 2)
         dots = q @ k.transpose(-1, -2)
         norms = q.norm(dim=-1, keepdim=True) * k.norm(dim=-1).unsqueeze(-2)
-        out.append(dict(scores=(dots / dh**0.5).numpy(),
+        scores = dots / dh**0.5 if by_dim else dots  # the model's own scaling (its config's flags)
+        if by_layer:
+            scores = scores / float(layer + 1)
+        out.append(dict(scores=scores.numpy(),
                         cosines=(dots / norms.clamp_min(1e-300)).numpy(), mask=mask.numpy()))
     return out
 

@@ -43,7 +43,7 @@ from numbers import Integral
 import numpy as np
 import torch
 
-from assocmem._checks import as_int, as_real, seed_int
+from assocmem._checks import TrainingDiverged, as_int, as_real, check_finite_parameters, check_loss_finite, seed_int
 
 __all__ = [
     "QK_RULES",
@@ -335,7 +335,9 @@ def train_recall(config: RecallConfig, *, record_every: int = 50) -> TrainedReca
     """Train :class:`RecallAttention` on fresh recall batches with AdamW (deterministic).
 
     The data generator is seeded with ``config.seed + 1`` (the initialisation with
-    ``config.seed``); the learning rate decays linearly to a tenth over the run.
+    ``config.seed``); the learning rate decays linearly to a tenth over the run. Every step's
+    loss is checked finite before its backward pass (a read: no value changes), and the trained
+    weights once at the end.
 
     Raises
     ------
@@ -343,6 +345,10 @@ def train_recall(config: RecallConfig, *, record_every: int = 50) -> TrainedReca
         If ``config`` is not a :class:`RecallConfig`.
     ValueError
         If ``record_every`` is not a positive integer.
+    assocmem._checks.TrainingDiverged
+        (a :class:`FloatingPointError` and a :class:`ValueError`) at the first step whose loss is
+        NaN or infinite, or if the last update leaves a non-finite weight (a learning rate too
+        large): no model is returned.
     """
     if not isinstance(config, RecallConfig):
         raise TypeError(f"config must be a RecallConfig, got {type(config).__name__}")
@@ -363,6 +369,7 @@ def train_recall(config: RecallConfig, *, record_every: int = 50) -> TrainedReca
     for step in range(1, c.steps + 1):
         batch = make_recall_batch(c.batch, c.m, c.n, c.vocab, c.noise, g)
         loss = torch.nn.functional.cross_entropy(model(batch), batch.labels)
+        check_loss_finite(loss, step, what="train_recall", lr=c.lr, restored=False)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -371,8 +378,17 @@ def train_recall(config: RecallConfig, *, record_every: int = 50) -> TrainedReca
             hist["step"].append(step)
             hist["loss"].append(float(loss.detach()))
             hist["beta"].append(float(np.mean(model.betas())))
+    _check_trained(model, c)
     model.eval()
     return TrainedRecall(c, model, {k: np.asarray(v) for k, v in hist.items()})
+
+
+def _check_trained(model: RecallAttention, c: RecallConfig) -> None:
+    try:
+        check_finite_parameters(model)
+    except ValueError as err:
+        raise TrainingDiverged(f"train_recall diverged: the last update left a non-finite weight "
+                               f"(lr = {c.lr:g}); lower lr") from err
 
 
 @torch.no_grad()
@@ -395,11 +411,13 @@ def evaluate_recall(model: RecallAttention, m: int, *, noise: float | None = Non
         If ``model`` is not a :class:`RecallAttention`.
     ValueError
         If ``m``, ``queries`` or ``chunk`` is not a positive integer, ``noise`` is outside
-        ``[0, 0.5]`` (``None``: the model's training noise) or ``seed`` is not an integer in
-        ``[0, 2**63 - 1)``.
+        ``[0, 0.5]`` (``None``: the model's training noise), ``seed`` is not an integer in
+        ``[0, 2**63 - 1)``, a weight of the model is NaN or infinite (a diverged training), or
+        the logits are not finite (an argmax over NaN would be an arbitrary answer).
     """
     if not isinstance(model, RecallAttention):
         raise TypeError(f"model must be a RecallAttention, got {type(model).__name__}")
+    check_finite_parameters(model)
     c = model.config
     m = as_int(m, "m", minimum=1)
     queries = as_int(queries, "queries", minimum=1)
@@ -411,6 +429,9 @@ def evaluate_recall(model: RecallAttention, m: int, *, noise: float | None = Non
         size = min(chunk, queries - done)
         batch = make_recall_batch(size, m, c.n, c.vocab, noise, g)
         logits = model(batch)
+        if not bool(torch.isfinite(logits).all()):
+            raise ValueError("the model's logits are not finite (NaN or inf) although its weights are: "
+                             "an accuracy computed from them would mean nothing")
         correct += int((logits.argmax(-1) == batch.labels).sum())
         loss += float(torch.nn.functional.cross_entropy(logits, batch.labels, reduction="sum"))
         done += size

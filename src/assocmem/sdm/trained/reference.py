@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, special
 
-from assocmem._checks import as_int, as_real
+from assocmem._checks import as_int, as_real, holds_bool_or_str
 from assocmem.sdm.capacity import optimal_radius
 
 __all__ = [
@@ -112,8 +112,11 @@ def between(value, lo, hi) -> bool:
 
 
 def _refuse_bool(x, name: str) -> None:
-    if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool:
-        raise ValueError(f"{name} must hold numbers, not booleans")
+    """Booleans and strings anywhere in ``x`` refused (``[True, 2]`` is an int array, ``["1"]`` parses)."""
+    if isinstance(x, (bool, np.bool_, str, bytes)) or holds_bool_or_str(x) or np.asarray(x).dtype == bool:
+        raise ValueError(f"{name} must hold numbers, not booleans or strings")
+    if np.asarray(x).dtype.kind in "USO" and not all(isinstance(v, Real) for v in np.asarray(x).flat):
+        raise ValueError(f"{name} must hold numbers, got dtype {np.asarray(x).dtype}")
 
 
 def _m_array(m) -> np.ndarray:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from assocmem._checks import as_int, as_real
+from assocmem._checks import as_int, as_real, holds_bool_or_str
 from assocmem.sdm.trained._common import real_array
 from assocmem.sdm.trained.recall import check_seed
 
@@ -101,7 +101,8 @@ def sphere_distance(norms, dim) -> dict:
     -------
     dict
         Of the relative norms ``rho = |x| / sqrt(dim)``: ``mean``, ``sd``, ``cv`` (sd / mean,
-        0 on a sphere of any radius), ``min`` and ``max``.
+        0 on a sphere of any radius; it does not depend on the norms' scale, also for norms near
+        the ends of float64's range, 1e300 or subnormal), ``min`` and ``max``.
 
     Raises
     ------
@@ -115,10 +116,14 @@ def sphere_distance(norms, dim) -> dict:
         raise ValueError("norms must be non-empty and >= 0")
     if not n.max() > 0:
         raise ValueError("norms are all zero: the relative spread (CV) is undefined")
-    rho = n / np.sqrt(dim)
-    return dict(mean=float(rho.mean()), sd=float(rho.std()),
-                cv=float(rho.std() / rho.mean()),
-                min=float(rho.min()), max=float(rho.max()))
+    # Scale by a power of two so that the largest norm lies in [0.5, 1): exact, so the statistics
+    # are those of the unscaled norms bit for bit, but no square in the SD overflows (norms near
+    # 1e200) or underflows (subnormal norms near 1e-320). The CV is scale-free.
+    _, e = np.frexp(n.max())
+    rho = np.ldexp(n, -int(e)) / np.sqrt(dim)
+    mean, sd = rho.mean(), rho.std()
+    back = lambda x: float(np.ldexp(x, int(e)))  # noqa: E731
+    return dict(mean=back(mean), sd=back(sd), cv=float(sd / mean), min=back(rho.min()), max=back(rho.max()))
 
 
 def beta_spread(beta, query_norms, key_norms, dim, quantiles=(0.05, 0.5, 0.95)) -> np.ndarray:
@@ -134,7 +139,7 @@ def beta_spread(beta, query_norms, key_norms, dim, quantiles=(0.05, 0.5, 0.95)) 
         Norms of the keys each query sees.
     dim : int
         Head dimension (the score is ``beta <q, k> / dim``).
-    quantiles : sequence of float in [0, 1]
+    quantiles : sequence of float in [0, 1], default (0.05, 0.5, 0.95)
 
     Returns
     -------
@@ -146,7 +151,10 @@ def beta_spread(beta, query_norms, key_norms, dim, quantiles=(0.05, 0.5, 0.95)) 
     ------
     ValueError
         If ``beta`` is not finite and positive, the shapes do not match or are empty (no query
-        or no key), a norm is negative or not finite, or a quantile is outside ``[0, 1]``.
+        or no key), a norm is negative or not finite, ``quantiles`` is not a non-empty sequence
+        (a bare float is refused) or holds a value outside ``[0, 1]``, or a quantile's value is
+        beyond float64's range. Products whose intermediate ``beta |q| |k|`` would overflow or
+        underflow are computed in mantissa-exponent form (the quantile, not NaN).
     """
     b = as_real(beta, "beta", minimum=0.0, strict_min=True)
     q = _arr(query_norms, "query_norms")
@@ -158,8 +166,51 @@ def beta_spread(beta, query_norms, key_norms, dim, quantiles=(0.05, 0.5, 0.95)) 
         raise ValueError(f"need at least one query and one key; got key_norms of shape {k.shape}")
     if (q < 0).any() or (k < 0).any():
         raise ValueError("norms must be >= 0")
-    qs = np.asarray([as_real(x, "quantile", minimum=0.0, maximum=1.0) for x in quantiles])
-    return np.quantile(b * q[:, None] * k / dim, qs)
+    if isinstance(quantiles, (str, bytes)) or not hasattr(quantiles, "__iter__"):
+        raise ValueError(f"quantiles must be a sequence of numbers in [0, 1], e.g. (0.5,); got {quantiles!r}")
+    qs = np.asarray([as_real(x, "quantile", minimum=0.0, maximum=1.0) for x in quantiles], dtype=float)
+    if qs.ndim != 1 or qs.size == 0:
+        raise ValueError(f"quantiles must be a non-empty sequence of numbers in [0, 1]; got {quantiles!r}")
+    with np.errstate(over="ignore", under="ignore"):
+        eff = b * q[:, None] * k / dim
+    lost = (eff < np.finfo(np.float64).tiny) & (q[:, None] > 0) & (k > 0)  # an intermediate underflowed
+    if np.isfinite(eff).all() and not lost.any():
+        return np.quantile(eff, qs)
+    return _product_quantiles(b, q, k, dim, qs)
+
+
+def _product_quantiles(b: float, q: np.ndarray, k: np.ndarray, dim: int, qs: np.ndarray) -> np.ndarray:
+    """Quantiles (numpy's linear rule) of ``b q_i k_ij / dim`` computed without intermediate overflow.
+
+    Each product is held as mantissa and exponent (``np.frexp``), ordered by its base-2 logarithm,
+    and only the two order statistics each quantile interpolates are formed as floats.
+
+    Raises
+    ------
+    ValueError
+        If a quantile's value itself lies beyond float64's range.
+    """
+    mb, eb = np.frexp(b)
+    mq, eq = np.frexp(q)
+    mk, ek = np.frexp(k)
+    mant = (mb * mq[:, None] * mk / dim).ravel()
+    expo = (eb + eq[:, None] + ek).ravel()
+    with np.errstate(divide="ignore"):
+        order = np.argsort(np.log2(mant) + expo, kind="stable")  # zeros first (-inf)
+    last = mant.size - 1
+    out = []
+    for p in qs:
+        h = last * p
+        lo = int(np.floor(h))
+        hi, t = min(lo + 1, last), h - lo
+        with np.errstate(over="ignore"):
+            a = np.ldexp(mant[order[lo]], expo[order[lo]])
+            c = np.ldexp(mant[order[hi]], expo[order[hi]])
+        if not (np.isfinite(a) and np.isfinite(c)):
+            raise ValueError(f"the effective inverse temperatures beta |q| |k| / dim overflow float64 at the "
+                             f"{p:g} quantile (beta = {b:g}, largest norms {q.max():.3g} and {k.max():.3g})")
+        out.append(a + (c - a) * t)
+    return np.asarray(out, dtype=np.float64)
 
 
 def duplicate_key_read(counts, beta, n: int = 64, seed: int = 0) -> np.ndarray:
@@ -194,7 +245,7 @@ def duplicate_key_read(counts, beta, n: int = 64, seed: int = 0) -> np.ndarray:
         ``n`` or ``seed`` is out of range.
     """
     cs = np.asarray(counts)
-    if cs.ndim != 1 or cs.size == 0 or not np.issubdtype(cs.dtype, np.integer) or (cs < 0).any() \
+    if holds_bool_or_str(counts) or cs.dtype == bool or cs.ndim != 1 or cs.size == 0 or not np.issubdtype(cs.dtype, np.integer) or (cs < 0).any() \
             or cs.sum() == 0:
         raise ValueError(f"counts must be a 1-d sequence of integers >= 0 with a positive sum; "
                          f"got {counts!r}")
