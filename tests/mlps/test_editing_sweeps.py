@@ -142,3 +142,10 @@ def test_one_committed_cpu_point_reproduces():
     stored = stored[stored.expert == "gd_ce"]
     assert len(stored) == cfg.trainings == 3 and len(live) == 1
     S.rerun_agreement(live, stored, cfg, what="live cpu gd_ce base row")
+
+
+def test_fact_editing_calibration_runs_on_the_stored_quick_rows():
+    out = S.leave_one_training_out(load_results("fact_editing", "quick"),
+                                    get_sweep("fact_editing").config("quick"))
+    assert set(out["rows of"]) == {"edits", "base"}
+    assert (out["values"] > 0).all() and (out["outside"] <= out["values"]).all()

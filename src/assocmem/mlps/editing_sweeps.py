@@ -51,7 +51,7 @@ from assocmem.sweeps.registry import register_sweep
 __all__ = ["FactEditingConfig", "FACT_EDITING_PRESETS", "EDIT_EXPERTS", "PAPER_TABLE1", "TABLE1_COLUMNS",
            "fact_editing_points", "fact_editing_point", "point_base_model", "editor_settings", "best_rows", "table1",
            "table1_over_trainings",
-           "RERUN_KEYS", "rerun_agreement"]
+           "RERUN_KEYS", "rerun_agreement", "leave_one_training_out"]
 
 #: Experts that are edited (the others get a base row only).
 EDIT_EXPERTS = ("gd_mse", "data_dependent")
@@ -376,7 +376,8 @@ def rerun_agreement(live, stored, config: FactEditingConfig, *, what: str = "liv
 
     Every live row (any training, any subset of the points) is compared with the stored
     trainings of its row by :func:`assocmem.sweeps.check_spread`: inside the 99 % prediction
-    interval of one further training, widened by the column's resolution. Resolutions: one
+    interval of one further training (the point's spread, floored by the column's pooled spread,
+    Bonferroni over the column's values), widened by the column's resolution. Resolutions: one
     edited fact's share (``1 / n_edits`` at the smallest fraction) for the edit metrics, one
     prompt's share for each base accuracy (``1 / F`` on the edit template, ``1 / (F T)`` over
     ``T`` templates), 0 for the losses, the ratio ``r_NF`` and the ``failed`` flag. ``r_NF``
@@ -407,36 +408,83 @@ def rerun_agreement(live, stored, config: FactEditingConfig, *, what: str = "liv
     """
     import pandas as pd
 
-    from assocmem.mlps.editing.data import HELDOUT_TEMPLATES, TRAIN_TEMPLATES
     from assocmem.sweeps.spread import check_spread
+
+    out = []
+    for part, rows_of, rules in _agreement_parts(config):
+        lv, st = _prepared(rows_of(live)), _prepared(rows_of(stored))
+        if lv.empty:
+            continue
+        summary = check_spread(lv.drop(columns=["training"], errors="ignore"), st, **rules,
+                               what=f"{what} ({part})")
+        out.append(summary.assign(**{"rows of": part}))
+    return pd.concat(out, ignore_index=True)
+
+
+def leave_one_training_out(stored, config: FactEditingConfig):
+    """:func:`rerun_agreement`'s rule calibrated on the stored trainings themselves.
+
+    Each stored training in turn is checked against the others by the same rules
+    (:func:`assocmem.sweeps.leave_one_training_out`): how often a fresh training would fail the
+    check a rerun meets.
+
+    Parameters
+    ----------
+    stored : pandas.DataFrame
+        ``fact_editing`` rows with three or more trainings of every point.
+    config : FactEditingConfig
+        The preset they were run with.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``rows of``, ``column``, ``values``, ``outside``, ``worst ratio``.
+
+    Raises
+    ------
+    ValueError
+        ``config`` not a FactEditingConfig; a point with fewer than three trainings.
+    """
+    import pandas as pd
+
+    from assocmem.sweeps.spread import leave_one_training_out as loo
+
+    out = [loo(_prepared(rows_of(stored)), **rules).assign(**{"rows of": part})
+           for part, rows_of, rules in _agreement_parts(config)]
+    return pd.concat(out, ignore_index=True)
+
+
+def _prepared(frame):
+    """``r_nf`` kept on the swap rows only and ``failed`` as a number (see :func:`rerun_agreement`)."""
+    frame = frame.copy()
+    if "editor" in frame:
+        frame.loc[frame.editor.ne("swap") & frame.editor.ne("base"), "r_nf"] = float("nan")
+    if "failed" in frame:
+        frame["failed"] = frame["failed"].astype(float)
+    return frame
+
+
+def _agreement_parts(config: FactEditingConfig):
+    """``(part, row selector, check_spread keyword arguments)`` for the edit and the base rows."""
+    from assocmem.mlps.editing.data import HELDOUT_TEMPLATES, TRAIN_TEMPLATES
 
     if not isinstance(config, FactEditingConfig):
         raise ValueError(f"config must be a FactEditingConfig; got {type(config).__name__}")
     F, n_train, n_unseen = config.num_facts, len(TRAIN_TEMPLATES), len(HELDOUT_TEMPLATES)
     n_min = max(1, min(int(round(f * F)) for f in config.fractions))
-    keys = list(RERUN_KEYS)
     ignore = ["wall_time_s", "seed", "best"]
-    out = []
-    for part, rows_of in (("edits", lambda f: f.editor != "base"), ("base", lambda f: f.editor == "base")):
-        lv, st = live[rows_of(live)].copy(), stored[rows_of(stored)].copy()
-        if lv.empty:
-            continue
-        if part == "edits":
-            for f in (lv, st):
-                f.loc[f.editor != "swap", "r_nf"] = float("nan")
-            columns = {**{c: 1.0 / n_min for c in _EDIT_METRICS}, "r_nf": 0.0, "residual_loss_max": 0.0,
-                       "failed": 0.0}
-            skip = [*_BASE_METRICS, "train_loss"]
-        else:
-            columns = {"mlp_accuracy": 1.0 / F, "lm_accuracy": 1.0 / F, "lm_accuracy_all": 1.0 / (F * n_train),
-                       "lm_accuracy_unseen": 1.0 / (F * n_unseen), "train_loss": 0.0}
-            skip = [*_EDIT_METRICS, "r_nf", "residual_loss_max", "failed"]
-        for f in (lv, st):
-            f["failed"] = f["failed"].astype(float)
-        summary = check_spread(lv.drop(columns=["training"], errors="ignore"), st, keys, columns=columns,
-                               exact=list(_SETTINGS), ignore=[*ignore, *skip], what=f"{what} ({part})")
-        out.append(summary.assign(**{"rows of": part}))
-    return pd.concat(out, ignore_index=True)
+    edits = {**{c: 1.0 / n_min for c in _EDIT_METRICS}, "r_nf": 0.0, "residual_loss_max": 0.0,
+             "failed": 0.0}
+    base = {"mlp_accuracy": 1.0 / F, "lm_accuracy": 1.0 / F, "lm_accuracy_all": 1.0 / (F * n_train),
+            "lm_accuracy_unseen": 1.0 / (F * n_unseen), "train_loss": 0.0}
+    common = {"keys": list(RERUN_KEYS), "exact": list(_SETTINGS)}
+    return [
+        ("edits", lambda f: f[f.editor != "base"],
+         {**common, "columns": edits, "ignore": [*ignore, *_BASE_METRICS, "train_loss"]}),
+        ("base", lambda f: f[f.editor == "base"],
+         {**common, "columns": base, "ignore": [*ignore, *_EDIT_METRICS, "r_nf", "residual_loss_max",
+                                                "failed"]}),
+    ]
 
 
 def best_rows(frame):

@@ -484,7 +484,8 @@ def agreement_rules(sweep: str, stored: pd.DataFrame) -> dict:
     thread count it sums in another order and ends elsewhere, so the captured pairs and every
     margin move. A live row is therefore checked against the spread of the stored trainings of
     its point (:func:`assocmem.sweeps.check_spread`: inside the 99 % prediction interval of one
-    further training, widened by the column's resolution), never against one training's digits:
+    further training, the column's pooled spread as a floor, widened by the column's
+    resolution), never against one training's digits:
 
     * ``lm_margin``: every continuous column (the margins and the App. B.5 statistics) with
       resolution 0; ``frac_positive`` with one fact's share at the smallest ``F``; ``d``,

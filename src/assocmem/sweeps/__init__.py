@@ -30,7 +30,12 @@ from assocmem.sweeps.engine import SweepError, SweepRun, environment_info, run_s
 from assocmem.sweeps.executors import EXECUTORS, Executor, ProcessExecutor, RayExecutor, SerialExecutor, TaskError, make_executor
 from assocmem.sweeps.registry import SWEEP_MODULES, all_sweeps, get_sweep, register_sweep, sweep_names, unregister_sweep
 from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_reference
-from assocmem.sweeps.spread import check_spread, prediction_half_width, training_spread
+from assocmem.sweeps.spread import (
+    check_spread,
+    leave_one_training_out,
+    prediction_half_width,
+    training_spread,
+)
 from assocmem.sweeps.store import (
     ConfigMismatchError,
     CorruptResultsError,
@@ -47,6 +52,7 @@ __all__ = [
     "RowsDisagree",
     "check_rows",
     "check_spread",
+    "leave_one_training_out",
     "prediction_half_width",
     "training_spread",
     "RESERVED_COLUMNS",

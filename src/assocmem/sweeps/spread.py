@@ -11,16 +11,32 @@ trainings measure:
 :func:`training_spread`
     per point and result column: the number of trainings, their mean, standard deviation,
     minimum and maximum.
+:func:`leave_one_training_out`
+    the rule's calibration on the stored rows: each training checked against the others.
 :func:`check_spread`
-    every live value must lie in the two-sided prediction interval of one further training,
-    ``mean +- t_{1 - alpha/2, n-1} * s * sqrt(1 + 1/n) + q``, with ``n`` the stored trainings of
-    its point, ``s`` their standard deviation and ``q`` the column's resolution (one prompt of an
-    accuracy, say: trainings that all agree give ``s = 0``, and a new one may still differ by one
-    prompt). If the trainings' outcomes are normal, a fresh training falls outside with
-    probability ``alpha`` (default 1 %); a rerun of the same seed on another machine usually lands
-    much closer. A column that trainings spread widely gets a wide interval: the summary shows
-    the interval's half-width beside the deviation, so a reader sees how much each check can
-    detect.
+    every live value must lie in a prediction interval of one further training around the mean
+    of its point's ``n`` stored trainings,
+    ``mean +- t_{1 - alpha/(2K), df} * max(s, s_pool) * sqrt(1 + 1/n) + q``. Here ``s`` is the
+    point's standard deviation over its trainings and ``s_pool`` the column's pooled standard
+    deviation over every stored point (``df`` degrees of freedom, the sum of ``n - 1`` over the
+    points); ``K`` is the number of live values of the column that are checked (Bonferroni: if
+    outcomes were normal, one fresh training of every point would put *any* value of the column
+    outside with probability at most ``alpha``); ``q`` is the column's resolution (one prompt of
+    an accuracy, say). Why the pooled floor: three trainings of a point that happen to agree (a
+    margin near its bound of 1, say) give an ``s`` far below the spread a fourth training can
+    show, and a per-point interval at ``n = 3`` then fails a rerun that is a perfectly ordinary
+    training (this happened on a CI machine: ``kappa_tilde`` three trainings within 3e-5 of 1, a
+    rerun at 0.9907). The summary shows the interval's half-width, so a reader sees how much
+    each check can detect: a training's spread is wide, and so is the check.
+
+Calibration: :func:`leave_one_training_out` checks each stored training, by this rule, against
+the other trainings of its point (a fresh training against one training fewer: harder than a
+rerun's test). Chapters 16 and 17 show its counts on the stored editing, margin and capacity
+sweeps: a fraction of a percent of the margin and editing values fall outside, a few percent of
+the capacity searches' (whose outcomes are heavy-tailed), none by more than a few half-widths
+where the interval has a width at all.
+Outcomes are not normal, so a fresh training fails now and then; a rerun of the same seed on
+another CPU usually lands much closer to its stored training.
 
 The quantile is :func:`scipy.stats.t.ppf`.
 """
@@ -35,7 +51,7 @@ import pandas as pd
 from assocmem._checks import as_real
 from assocmem.sweeps.agreement import RowsDisagree
 
-__all__ = ["check_spread", "training_spread", "prediction_half_width"]
+__all__ = ["check_spread", "training_spread", "prediction_half_width", "leave_one_training_out"]
 
 
 def _names(value, what: str) -> list[str]:
@@ -47,27 +63,32 @@ def _names(value, what: str) -> list[str]:
     return out
 
 
-def prediction_half_width(n: int, sd: float, alpha: float = 0.01) -> float:
+def prediction_half_width(n: int, sd: float, alpha: float = 0.01, df: int | None = None) -> float:
     """Half-width of the two-sided ``1 - alpha`` prediction interval of one more sample.
 
-    ``t_{1 - alpha/2, n-1} * sd * sqrt(1 + 1/n)`` for ``n`` samples of standard deviation ``sd``
-    (ddof 1), the interval around their mean in which a further independent sample from the same
-    normal distribution falls with probability ``1 - alpha``.
+    ``t_{1 - alpha/2, df} * sd * sqrt(1 + 1/n)`` for the mean of ``n`` samples and a standard
+    deviation ``sd`` with ``df`` degrees of freedom (default ``n - 1``: the samples' own, ddof 1;
+    more where ``sd`` is pooled over several groups): the interval around the mean in which a
+    further independent sample from the same normal distribution falls with probability
+    ``1 - alpha``.
 
     Raises
     ------
     ValueError
-        ``n < 2``, a negative or non-finite ``sd``, or ``alpha`` outside ``(0, 1)``.
+        ``n < 2`` (``n < 1`` with ``df`` given), ``df < 1``, a negative or non-finite ``sd``, or ``alpha`` outside ``(0, 1)``.
     """
     from scipy.stats import t
 
-    if isinstance(n, bool) or int(n) != n or n < 2:
-        raise ValueError(f"n must be an integer >= 2; got {n!r}")
+    if isinstance(n, bool) or int(n) != n or n < (2 if df is None else 1):
+        raise ValueError(f"n must be an integer >= 2 (>= 1 with df given); got {n!r}")
     sd = as_real(sd, "sd", minimum=0.0)
     alpha = as_real(alpha, "alpha", minimum=0.0, strict_min=True, maximum=1.0)
     if alpha >= 1.0:
         raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
-    return float(t.ppf(1.0 - alpha / 2.0, int(n) - 1) * sd * np.sqrt(1.0 + 1.0 / int(n)))
+    df = int(n) - 1 if df is None else df
+    if isinstance(df, bool) or int(df) != df or df < 1:
+        raise ValueError(f"df must be an integer >= 1; got {df!r}")
+    return float(t.ppf(1.0 - alpha / 2.0, int(df)) * sd * np.sqrt(1.0 + 1.0 / int(n)))
 
 
 def training_spread(frame: pd.DataFrame, keys: Sequence[str] | str, columns: Iterable[str] | str,
@@ -157,7 +178,8 @@ def check_spread(
         Columns not compared (also ``seed``, which differs between trainings, belongs here).
     training : str, default "training"
     alpha : float, default 0.01
-        The interval's miss probability for one fresh training of normal outcomes.
+        The probability, for normal outcomes, that a fresh training of every live point puts
+        any value of a column outside (split over the column's ``K`` checked values).
     min_trainings : int, default 3
         Fewest stored trainings a point needs.
     what : str
@@ -167,10 +189,13 @@ def check_spread(
     -------
     pandas.DataFrame
         One row per column in ``columns``: ``column``, ``rows`` (live rows), ``trainings`` (the
-        fewest stored trainings of a compared point), ``max |live - mean|``, ``half-width``
-        (the interval half-width at the row where the ratio of the two is largest) and
-        ``rows outside``. Numbers, not display strings: show them with
-        :func:`assocmem.display.frame`.
+        fewest stored trainings of a compared point), ``pooled sd`` and ``smallest half-width``
+        (set by the stored trainings and the live points alone: the same on every machine),
+        ``max |live - mean|`` (a fact about this machine's rerun: not for display in a
+        committed output), ``rows outside`` (0, or the call raises) and ``unchecked`` (finite
+        live values whose stored trainings are all NaN, a search that none of them finished:
+        nothing to compare them with; a column such as ``found`` judges that event). Numbers, not display
+        strings: show them with :func:`assocmem.display.frame`.
 
     Raises
     ------
@@ -182,10 +207,77 @@ def check_spread(
         with a training twice.
     RowsDisagree
         A live row whose point has no stored trainings or fewer than ``min_trainings``; a value
-        outside its interval (a live NaN passes only where a stored training is NaN too, and an
-        infinite value only where every stored training has the same infinity); an ``exact``
+        outside its interval (a live NaN passes only where a stored training is NaN too, an
+        infinite value only where every stored training has the same infinity; a finite value
+        with one finite stored training is checked with the pooled spread alone); an ``exact``
         column that differs.
     """
+    keys, quanta, exact = _validated(live, stored, keys, columns, exact, ignore, training, alpha,
+                                     min_trainings)
+    summary, problems = _evaluate(live, stored, keys, quanta, exact, training, alpha, min_trainings)
+    if problems:
+        raise RowsDisagree(f"{what} fall outside the stored trainings' spread:\n  " + "\n  ".join(problems))
+    return summary.drop(columns="worst ratio")
+
+
+def leave_one_training_out(
+    stored: pd.DataFrame,
+    keys: Sequence[str] | str,
+    *,
+    columns: Mapping[str, float],
+    exact: Iterable[str] | str = (),
+    ignore: Iterable[str] | str = ("wall_time_s",),
+    training: str = "training",
+    alpha: float = 0.01,
+) -> pd.DataFrame:
+    """How :func:`check_spread`'s rule fares on trainings it has not seen: a calibration.
+
+    Each stored training in turn plays the live rerun and is checked, by the rule of
+    :func:`check_spread`, against the other trainings of its point. A left-out training is a
+    fresh one, which lands further from the others than a rerun of the same seed on another
+    machine usually does, and is checked against one training fewer: a harder test than the
+    one a rerun meets. Its outcome is a fact about the stored rows (the same on every machine).
+
+    Parameters
+    ----------
+    stored : pandas.DataFrame
+        Rows with at least three trainings of every point.
+    keys, columns, exact, ignore, training, alpha
+        As for :func:`check_spread`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per column: ``column``, ``values`` (checked over all left-out trainings),
+        ``outside`` (values outside their interval), ``worst ratio`` (the largest
+        ``|value - mean| / half-width``; above 1 means outside).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`check_spread`; a point with fewer than three trainings.
+    """
+    if not isinstance(stored, pd.DataFrame) or training not in stored.columns:
+        raise ValueError(f"stored must be a DataFrame with a {training!r} column")
+    live_like = stored.drop(columns=training)
+    keys, quanta, exact = _validated(live_like, stored, keys, columns, exact, ignore, training, alpha, 3)
+    if stored.groupby(keys, dropna=False)[training].nunique().min() < 3:
+        raise ValueError("every stored point needs at least three trainings")
+    total = {c: {"column": c, "values": 0, "outside": 0, "worst ratio": 0.0} for c in quanta}
+    for t in sorted(stored[training].unique()):
+        left_out = stored[stored[training] == t].drop(columns=training)
+        rest = stored[stored[training] != t]
+        summary, _ = _evaluate(left_out, rest, keys, quanta, exact, training, alpha, 2)
+        for _, r in summary.iterrows():
+            agg = total[r["column"]]
+            agg["values"] += int(np.isfinite(left_out[r["column"]].astype(float)).sum())
+            agg["outside"] += int(r["rows outside"])
+            agg["worst ratio"] = max(agg["worst ratio"], float(r["worst ratio"]))
+    return pd.DataFrame.from_records(list(total.values()))
+
+
+def _validated(live, stored, keys, columns, exact, ignore, training, alpha, min_trainings):
+    """Check :func:`check_spread`'s arguments; ``(keys, quanta, exact)`` as lists and a dict."""
     if not isinstance(columns, Mapping):
         raise TypeError(f"columns must be a mapping of column -> resolution; got {type(columns).__name__}")
     keys, exact, ignore = _names(keys, "keys"), _names(exact, "exact"), _names(ignore, "ignore")
@@ -206,10 +298,15 @@ def check_spread(
     unnamed = [c for c in live.columns if c not in named]
     if unnamed:
         raise ValueError(f"live columns named by no rule: {unnamed}")
+    return keys, quanta, exact
 
+
+def _evaluate(live, stored, keys, quanta, exact, training, alpha, min_trainings):
+    """``(summary, problems)`` of :func:`check_spread` after validation (``worst ratio`` added)."""
     groups = {(k if isinstance(k, tuple) else (k,)): g for k, g in stored.groupby(keys, dropna=False, sort=False)}
+    pooled = {c: _pooled_sd(groups.values(), c) for c in quanta}
     problems: list[str] = []
-    stats = {c: {"dev": 0.0, "half": 0.0, "ratio": -1.0, "outside": 0, "n": None} for c in quanta}
+    matched = []
     for _, row in live.iterrows():
         key = tuple(row[k] for k in keys)
         group = next((g for k, g in groups.items() if all(_same(a, b) for a, b in zip(k, key))), None)
@@ -223,23 +320,48 @@ def check_spread(
         for col in exact:
             if not all(_same(v, row[col]) for v in group[col]):
                 problems.append(f"{col} of {label}: live {row[col]!r}, stored {sorted(map(repr, set(group[col])))}")
-        for col, q in quanta.items():
-            ok, dev, half, n = _inside(float(row[col]), group[col], q, alpha)
-            s = stats[col]
+        matched.append((row, group, label))
+    stats = {}
+    for col, q in quanta.items():
+        sd_pool, df = pooled[col]
+        checked = sum(1 for row, _, _ in matched if np.isfinite(float(row[col])))
+        each = alpha / max(checked, 1)  # Bonferroni over the column's checked values
+        s = {"column": col, "rows": len(live), "trainings": None, "pooled sd": sd_pool,
+             "smallest half-width": np.nan, "max |live - mean|": 0.0, "rows outside": 0,
+             "unchecked": 0, "worst ratio": 0.0}
+        for row, group, label in matched:
             size = int(group[training].nunique())
-            s["n"] = size if s["n"] is None else min(s["n"], size)
-            ratio = np.inf if (half == 0 and dev > 0) else (dev / half if half > 0 else 0.0)
-            if ratio > s["ratio"]:
-                s.update(dev=dev, half=half, ratio=ratio)
+            s["trainings"] = size if s["trainings"] is None else min(s["trainings"], size)
+            ok, dev, half, n = _inside(float(row[col]), group[col], q, each, sd_pool, df)
+            if n == 0 and np.isfinite(float(row[col])):
+                s["unchecked"] += 1
+            if np.isfinite(half) and half > 0 and not half >= s["smallest half-width"]:
+                s["smallest half-width"] = half
+            s["max |live - mean|"] = max(s["max |live - mean|"], dev)
+            if dev > 0:
+                s["worst ratio"] = max(s["worst ratio"], dev / half if half > 0 else np.inf)
             if not ok:
-                s["outside"] += 1
+                s["rows outside"] += 1
                 problems.append(f"{col} of {label}: live {row[col]:.4g} outside the spread of "
                                 f"{n or 0} training(s) (|live - mean| {dev:.3g}, allowed {half:.3g})")
-    if problems:
-        raise RowsDisagree(f"{what} fall outside the stored trainings' spread:\n  " + "\n  ".join(problems))
-    return pd.DataFrame.from_records(
-        [{"column": c, "rows": len(live), "trainings": s["n"], "max |live - mean|": s["dev"],
-          "half-width": s["half"], "rows outside": s["outside"]} for c, s in stats.items()])
+        stats[col] = s
+    return pd.DataFrame.from_records(list(stats.values())), problems
+
+
+def _pooled_sd(groups, col: str) -> tuple[float, int]:
+    """``(s_pool, df)``: the column's standard deviation pooled over the stored points' trainings.
+
+    ``s_pool**2 = sum (n_p - 1) s_p**2 / df``, ``df = sum (n_p - 1)`` over the points with at
+    least two finite values; ``(0.0, 0)`` where there is none.
+    """
+    ss, df = 0.0, 0
+    for g in groups:
+        v = pd.to_numeric(g[col], errors="raise").astype(float).to_numpy()
+        v = v[np.isfinite(v)]
+        if len(v) > 1:
+            ss += float(((v - v.mean()) ** 2).sum())
+            df += len(v) - 1
+    return (float(np.sqrt(ss / df)), df) if df else (0.0, 0)
 
 
 def _same(a, b) -> bool:
@@ -254,18 +376,21 @@ def _same(a, b) -> bool:
     return bool(a == b)
 
 
-def _inside(x: float, stored: pd.Series, q: float, alpha: float):
+def _inside(x: float, stored: pd.Series, q: float, alpha: float, sd_pool: float, df: int):
     """``(ok, |x - mean|, half-width, trainings)`` of one live value against its stored trainings."""
     v = pd.to_numeric(stored, errors="raise").astype(float).to_numpy()
     if np.isnan(x):
-        return bool(np.isnan(v).any()), 0.0, 0.0, int((~np.isnan(v)).sum())
+        return bool(np.isnan(v).any()), 0.0, np.nan, int((~np.isnan(v)).sum())
     v = v[~np.isnan(v)]
-    if len(v) < 2:
-        return False, np.inf, 0.0, len(v)
+    if len(v) == 0:  # every stored training NaN (a search none finished): nothing to compare
+        return True, 0.0, np.nan, 0
     if not np.isfinite(x) or not np.isfinite(v).all():
-        return bool((v == x).all()), (0.0 if (v == x).all() else np.inf), 0.0, len(v)
+        return bool((v == x).all()), (0.0 if (v == x).all() else np.inf), np.nan, len(v)
+    if len(v) == 1 and df == 0:
+        return False, np.inf, np.nan, 1
     mean = float(v.mean())
-    half = prediction_half_width(len(v), float(v.std(ddof=1)), alpha) + q
+    sd = max(float(v.std(ddof=1)) if len(v) > 1 else 0.0, sd_pool)
+    half = prediction_half_width(len(v), sd, alpha, df=max(df, len(v) - 1)) + q
     dev = abs(x - mean)
     # the subtraction's own rounding: a value one resolution step away is inside
     return dev <= half + 1e-12 * max(1.0, abs(mean)), dev, half, len(v)
