@@ -57,13 +57,30 @@ def test_paper_presets_are_the_sources_grids():
 
 
 def test_grids():
-    assert S.usability_points(S.USABILITY_PRESETS["cpu"]) == [{"d": 64, "F": 512, "J": 9, "rep": r} for r in (0, 1)]
+    assert S.usability_points(S.USABILITY_PRESETS["cpu"]) == [{"d": 64, "F": 512, "J": 9, "rep": r} for r in (0, 1, 2)]
     pts = S.noise_points(S.NOISE_PRESETS["cpu"])
-    assert len(pts) == 2 * 4 * 2 and pts[0] == {"d": 32, "F": 128, "J": 2, "rep": 0}
+    assert len(pts) == 2 * 4 * 3 and pts[0] == {"d": 32, "F": 128, "J": 2, "rep": 0}
     cfg = S.TRANSFORMER_CAPACITY_PRESETS["cpu"]
     pts = S.transformer_capacity_points(cfg)
     assert all(p["F"] <= cfg.gd_max_facts for p in pts if p["method"].startswith("gd"))
-    assert {(p["method"], p["F"]) for p in pts if p["method"] == "ntk"} == {("ntk", F) for F in cfg.num_facts}
+    assert {(p["method"], p["F"], p["rep"]) for p in pts if p["method"] == "ntk"} == {
+        ("ntk", F, r) for F in cfg.num_facts for r in range(3)}
+
+
+@pytest.mark.parametrize("presets", [S.USABILITY_PRESETS, S.NOISE_PRESETS, S.TRANSFORMER_CAPACITY_PRESETS])
+def test_stored_presets_carry_three_trainings(presets):
+    """A trained result is a sample: the stored presets train every point three times (the spread
+    a rerun is checked against; README, "What is the same on every machine")."""
+    for preset in ("quick", "cpu"):
+        assert presets[preset].seeds >= 3, preset
+
+
+def test_capacity_repetitions_are_independent_trainings():
+    cfg = S.TRANSFORMER_CAPACITY_PRESETS["quick"]
+    p0, p1 = (p for p in S.transformer_capacity_points(cfg)[:2])
+    assert (p0["method"], p0["F"]) == (p1["method"], p1["F"]) and (p0["rep"], p1["rep"]) == (0, 1)
+    a, b = S.capacity_setup(cfg, p0), S.capacity_setup(cfg, p1)
+    assert not torch.equal(a["embedding"], b["embedding"]) and a["seed_train"] != b["seed_train"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -204,7 +221,7 @@ def test_one_point_of_each_sweep(one_thread):
 
 
 POINT_KEYS = {"transformer_usability": ["d", "F", "J", "rep"], "attention_noise": ["d", "F", "J", "rep"],
-              "transformer_capacity": ["method", "d", "F"]}
+              "transformer_capacity": ["method", "d", "F", "rep"]}
 
 
 @pytest.mark.parametrize("name", sorted(POINT_KEYS))

@@ -246,6 +246,7 @@ class TransformerCapacityConfig:
     methods: tuple[str, ...] = CAPACITY_METHODS
     junk_vocab: int = 9
     junk_length: int = 9
+    seeds: int = 1  # independent trainings per (method, F): embeddings, fact sets, MLPs, attention
     gd_epochs: int = 10000  # GD MLPs' full-batch epochs
     gd_max_facts: int = 2**31 - 1  # GD is searched only at F <= gd_max_facts (CPU presets)
     gd_lr: float = 1e-3
@@ -274,6 +275,7 @@ class TransformerCapacityConfig:
             raise ValueError(f"unknown method(s) {bad}; valid methods: {', '.join(CAPACITY_METHODS)}")
         positive_int("junk_vocab", self.junk_vocab)
         as_int(self.junk_length, "junk_length", minimum=0)
+        positive_int("seeds", self.seeds)
         positive_int("gd_epochs", self.gd_epochs)
         positive_int("gd_max_facts", self.gd_max_facts)
         as_real(self.gd_lr, "gd_lr", minimum=0.0, strict_min=True)
@@ -290,15 +292,15 @@ class TransformerCapacityConfig:
 _CPU_NOTE = "reduced from the source's grid to fit a few minutes of one CPU core: "
 
 USABILITY_PRESETS = {
-    "quick": UsabilityConfig(d=16, num_facts=32, junk_vocab=4, junk_length=4, widths=(2, 4, 8, 16), seeds=1,
+    "quick": UsabilityConfig(d=16, num_facts=32, junk_vocab=4, junk_length=4, widths=(2, 4, 8, 16), seeds=3,
                              methods=("gd_ce",), mlp_epochs=600, mlp_lr=1e-2, steps=150, batch_size=64, lr=3e-3,
                              contexts_per_key=4, dtype="float64",
                              notes=("toy scale for CI and the live run",)),
     "cpu": UsabilityConfig(d=64, num_facts=512, junk_vocab=9, junk_length=9,
-                           widths=(12, 16, 20, 24, 32, 48, 64, 96), seeds=2, methods=GD_METHODS, mlp_epochs=2000,
+                           widths=(12, 16, 20, 24, 32, 48, 64, 96), seeds=3, methods=GD_METHODS, mlp_epochs=2000,
                            steps=600, batch_size=256, lr=3e-3, contexts_per_key=4, dtype="float64",
                            notes=(_CPU_NOTE + "d = 64 and F = 512 (source: 128 and 2048, the same F / d^2 = 1/8), "
-                                  "8 widths in [12, 96] (source: 16 in [16, 256]), 2 seeds (4), GD 2000 epochs "
+                                  "8 widths in [12, 96] (source: 16 in [16, 256]), 3 seeds (4), GD 2000 epochs "
                                   "(10,000), attention 600 steps of batch 256 at lr 3e-3 (4000 of 1280 at 2e-4), "
                                   "float64",)),
     "paper": UsabilityConfig(d=128, num_facts=2048, junk_vocab=9, junk_length=9,
@@ -307,27 +309,27 @@ USABILITY_PRESETS = {
 }
 
 NOISE_PRESETS = {
-    "quick": NoiseConfig(sizes=((16, 32),), junk_lengths=(2, 8), seeds=1, steps=150, batch_size=64, lr=3e-3,
+    "quick": NoiseConfig(sizes=((16, 32),), junk_lengths=(2, 8), seeds=3, steps=150, batch_size=64, lr=3e-3,
                          contexts_per_key=4, dtype="float64", notes=("toy scale for CI and the live run",)),
-    "cpu": NoiseConfig(sizes=((32, 128), (64, 512)), seeds=2, steps=600, batch_size=256, lr=3e-3,
+    "cpu": NoiseConfig(sizes=((32, 128), (64, 512)), seeds=3, steps=600, batch_size=256, lr=3e-3,
                        contexts_per_key=8, dtype="float64",
                        notes=(_CPU_NOTE + "(d, F) in {(32, 128), (64, 512)} (source: (64, 512), (96, 1152), "
-                              "(128, 2048)), 2 seeds (4), attention 600 steps of batch 256 at lr 3e-3 "
+                              "(128, 2048)), 3 seeds (4), attention 600 steps of batch 256 at lr 3e-3 "
                               "(4000 of 1280 at 2e-4), float64",)),
     "paper": NoiseConfig(sizes=((64, 512), (96, 1152), (128, 2048))),
 }
 
 TRANSFORMER_CAPACITY_PRESETS = {
     "quick": TransformerCapacityConfig(d=16, num_facts=(16, 32), methods=("whitened", "data_dependent"),
-                                       junk_vocab=4, junk_length=4, steps=100, batch_size=64, lr=3e-3, hi=256,
+                                       seeds=3, junk_vocab=4, junk_length=4, steps=100, batch_size=64, lr=3e-3, hi=256,
                                        step=4, contexts_per_key=2, dtype="float64",
                                        notes=("toy scale for CI and the live run; closed forms only",)),
     "cpu": TransformerCapacityConfig(d=64, num_facts=(64, 128, 256), methods=("gd_ce", "ntk", "data_dependent"),
-                                     gd_epochs=2000, gd_max_facts=128, steps=300, batch_size=256, lr=3e-3, lo=4,
+                                     seeds=3, gd_epochs=2000, gd_max_facts=128, steps=300, batch_size=256, lr=3e-3, lo=4,
                                      hi=2048, step=4, dtype="float64",
                                      notes=(_CPU_NOTE + "d = 64 (source: 128), F in {64, 128, 256} (64 to 8192), "
                                             "three memories (GD with cross-entropy, NTK, data-dependent; source: "
-                                            "five), search precision 4 in [4, 2048] (16 in [1, 65536]), GD only at "
+                                            "five), 3 seeds (the source reports one), search precision 4 in [4, 2048] (16 in [1, 65536]), GD only at "
                                             "F <= 128 with 2000 epochs (10,000), attention 300 steps of batch 256 "
                                             "at lr 3e-3 (4000 of 1280 at 2e-4), float64",)),
     "paper": TransformerCapacityConfig(d=128, num_facts=tuple(2**k for k in range(6, 14))),
@@ -647,10 +649,12 @@ def noise_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def transformer_capacity_points(config: TransformerCapacityConfig) -> list[dict]:
-    """``(method, d, F)`` per method and ``F``, method-major (GD first: the slow ones); GD only at
-    ``F <= gd_max_facts``."""
-    return [{"method": method, "d": int(config.d), "F": int(F)} for method in config.methods
-            for F in config.num_facts if not (method.startswith("gd") and F > config.gd_max_facts)]
+    """``(method, d, F, rep)`` per method, ``F`` and repetition (``rep`` in ``0 .. seeds - 1``: a
+    training each, with its own embeddings, fact sets, MLPs and attention), method-major (GD
+    first: the slow ones); GD only at ``F <= gd_max_facts``."""
+    return [{"method": method, "d": int(config.d), "F": int(F), "rep": r} for method in config.methods
+            for F in config.num_facts if not (method.startswith("gd") and F > config.gd_max_facts)
+            for r in range(config.seeds)]
 
 
 def capacity_setup(config: TransformerCapacityConfig, point: dict) -> dict:

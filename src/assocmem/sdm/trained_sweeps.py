@@ -23,7 +23,8 @@ point's measurements:
   ``beta |q| |k| / d``), NaN where they do not apply;
 * the evaluation: ``m``, ``correct``, ``queries``, ``accuracy``, ``loss``.
 
-Presets: ``quick`` (two short runs, seconds, for CI and the chapter's live rerun), ``cpu`` (21
+Presets: ``quick`` (two variants, three replicates of short runs, seconds: the stored spread
+that the chapter's live rerun of replicate 0 is checked against), ``cpu`` (21
 runs of 1,000 steps, the committed results; a few minutes on one core), ``paper`` (longer
 training, more replicates and noise levels, a larger ``m``; not run).
 
@@ -161,8 +162,9 @@ TRAINED_PRESETS = {
     "quick": TrainedSweepConfig(
         variants=(TrainedVariant("qknorm", curve=True), TrainedVariant("qknorm_l2values",
                                                                        values="l2")),
-        replicates=(0,), steps=300, m_grid=(4, 32, 256), eval_queries=300, probe_queries=100,
-        notes=("seconds: the chapter's live rerun",)),
+        replicates=(0, 1, 2), steps=300, m_grid=(4, 32, 256), eval_queries=300, probe_queries=100,
+        notes=("seconds: three trainings per point, the spread the chapter's live rerun of "
+               "replicate 0 is checked against",)),
     "cpu": TrainedSweepConfig(variants=_CPU_VARIANTS,
                               notes=("21 runs of 1,000 steps; minutes on one core",)),
     "paper": TrainedSweepConfig(
