@@ -9,8 +9,9 @@ this repository's history. The files not yet rerun from a clean tree are listed 
 list is kept true).
 
 A trained result is a sample (README, "What is the same on every machine"): the sweeps in
-:data:`TRAINED` store at least three trainings (the column ``training``) of every point, and their
-reruns are checked against that spread. :data:`ONE_TRAINING` lists the sweeps whose results come
+:data:`TRAINED` store at least three trainings of every point (in the column it names:
+``training``, or the older sweeps' ``rep`` and ``replicate``), and their reruns are checked
+against that spread. :data:`ONE_TRAINING` lists the sweeps whose results come
 out of training but that store one training per point (or replicates that are not yet a
 ``training`` column), until they are rerun with trainings.
 """
@@ -29,21 +30,14 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = sorted((ROOT / "results").glob("*/*.json"))
 
 #: sweep/preset files still produced from a dirty tree, to be rerun from a clean commit.
-PENDING_CLEAN_RERUN = {
-    "attention_noise/cpu", "attention_noise/quick", "capacity/cpu", "capacity_more/cpu",
-    "memory_table/cpu", "memory_table/quick", "trained_recall/cpu",
-    "trained_recall/quick", "transformer_capacity/cpu", "transformer_capacity/quick",
-    "transformer_usability/cpu", "transformer_usability/quick",
-}
+PENDING_CLEAN_RERUN = {"capacity/cpu", "capacity_more/cpu", "memory_table/cpu", "memory_table/quick"}
 #: Sweeps whose every point stores at least three trainings.
-TRAINED = {"fact_editing", "lm_pairs", "lm_margin", "lm_capacity"}
-#: Sweeps with trained results that do not yet store three trainings per point in a ``training``
-#: column: the SSFR Transformer sweeps (chapters 14-15; their ``seed`` replicates are two in
-#: ``cpu``), the recall models of chapter 37 (ten replicates in ``cpu``, one in ``quick``), and
-#: the GD baselines inside ``capacity`` and ``capacity_more`` (chapter 13) and ``memory_table``
-#: (chapter 50).
-ONE_TRAINING = {"transformer_usability", "attention_noise", "transformer_capacity", "trained_recall",
-                "capacity", "capacity_more", "memory_table"}
+TRAINED = {"fact_editing": "training", "lm_pairs": "training", "lm_margin": "training",
+           "lm_capacity": "training", "transformer_usability": "rep", "attention_noise": "rep",
+           "transformer_capacity": "rep", "trained_recall": "replicate"}
+#: Sweeps with trained results that do not yet store three trainings per point: the GD baselines
+#: inside ``capacity`` and ``capacity_more`` (chapter 13) and ``memory_table`` (chapter 50).
+ONE_TRAINING = {"capacity", "capacity_more", "memory_table"}
 
 
 def _name(path: Path) -> str:
@@ -80,13 +74,14 @@ def test_result_names_a_clean_commit(path):
 def test_trained_results_store_three_trainings_per_point(path):
     prov = json.loads(path.read_text())
     frame = pd.read_csv(path.with_suffix(".csv"))
-    assert "training" in frame.columns, f"{_name(path)}: no training column"
-    keys = [c for c in prov["point_columns"] if c != "training"]
-    counts = frame.groupby(keys).training.nunique() if keys else pd.Series([frame.training.nunique()])
+    column = TRAINED[path.parent.name]
+    assert column in frame.columns, f"{_name(path)}: no {column!r} column"
+    keys = [c for c in prov["point_columns"] if c != column]
+    counts = frame.groupby(keys)[column].nunique() if keys else pd.Series([frame[column].nunique()])
     assert counts.min() >= 3, f"{_name(path)}: a point with {counts.min()} training(s)"
 
 
 def test_the_lists_name_real_sweeps():
     stored = {p.parent.name for p in RESULTS}
-    assert TRAINED <= stored and ONE_TRAINING <= stored and not TRAINED & ONE_TRAINING
+    assert set(TRAINED) <= stored and ONE_TRAINING <= stored and not set(TRAINED) & ONE_TRAINING
     assert {n.split("/")[0] for n in PENDING_CLEAN_RERUN} <= stored

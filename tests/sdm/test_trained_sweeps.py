@@ -59,3 +59,31 @@ def test_a_point_is_deterministic():
 def test_bad_configs_are_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):
         dataclasses.replace(TINY, **kwargs)
+
+
+# The rerun rules (chapter 37's live rerun)
+
+
+def test_the_rerun_rules_accept_a_stored_replicate_and_refuse_a_shifted_one():
+    from assocmem.sdm.trained_sweeps import agreement_rules
+    from assocmem.sweeps import RowsDisagree, check_spread, load_results
+
+    stored = load_results("trained_recall", "quick")
+    rules = agreement_rules(TRAINED_PRESETS["quick"])
+    assert rules["training"] == "replicate" and "replicate" not in rules["keys"]
+    assert rules["columns"]["accuracy"] == pytest.approx(1 / 300)
+    replicate0 = stored[stored.replicate == 0].drop(columns="replicate")
+    out = check_spread(replicate0, stored, **rules)  # one of the stored trainings: inside
+    assert (out["rows outside"] == 0).all()
+    shifted = replicate0.assign(pearson=replicate0.pearson - 0.05)  # far beyond its spread
+    with pytest.raises(RowsDisagree, match="pearson"):
+        check_spread(shifted, stored, **rules)
+    with pytest.raises(RowsDisagree, match="n of"):  # a setting must be equal
+        check_spread(replicate0.assign(n=32), stored, **rules)
+
+
+def test_the_rerun_rules_need_the_sweeps_config():
+    from assocmem.sdm.trained_sweeps import agreement_rules
+
+    with pytest.raises(TypeError, match="TrainedSweepConfig"):
+        agreement_rules("quick")

@@ -52,9 +52,31 @@ def test_the_rule_misses_a_fresh_training_of_every_point_with_probability_below_
     x = rng.standard_normal((reps, points, n + 1))
     s = x[..., :n].std(-1, ddof=1)
     pooled = np.sqrt((s**2).mean(-1, keepdims=True))
-    half = stats.t.ppf(1 - alpha / points / 2, points * (n - 1)) * np.maximum(s, pooled) * math.sqrt(1 + 1 / n)
+    a = alpha / points  # Bonferroni
+    own = stats.t.ppf(1 - a / 2, n - 1) * s
+    floor = stats.t.ppf(1 - a / 2, points * (n - 1)) * pooled
+    half = np.maximum(own, floor) * math.sqrt(1 + 1 / n)
     miss = np.mean((np.abs(x[..., n] - x[..., :n].mean(-1)) > half).any(-1))
-    assert 0.025 < miss < alpha  # Bonferroni and the floor are conservative; se 0.0013
+    # conservative: Bonferroni, and two intervals joined (0.002 here; standard error 0.0003)
+    assert 0.0005 < miss < alpha / 5
+
+
+def test_a_point_that_spreads_more_than_the_others_keeps_its_own_degrees_of_freedom():
+    # point a spreads (sd 0.02), point b agrees: a's own sd is quantiled with n - 1 = 2 df, not
+    # the pooled 4 (which would be too narrow for it); the points are checked with 2 values
+    own = prediction_half_width(3, 0.02, 0.01 / 2) + 0.01
+    assert own > prediction_half_width(3, 0.02, 0.01 / 2, df=4) + 0.01
+    check_spread(_live({("a", "acc"): 0.82 + own * 0.99}), STORED, ["p"], **RULES)
+    with pytest.raises(RowsDisagree, match="acc of p=a"):
+        check_spread(_live({("a", "acc"): 0.82 + own * 1.01}), STORED, ["p"], **RULES)
+
+
+def test_points_that_repeat_one_trainings_values_do_not_narrow_the_interval():
+    # two keys that carry the same measurement (one model's statistics under two draws) pool to
+    # 4 df from 2 trainings' worth of information; the own interval (2 df) still holds
+    twin = STORED.assign(acc=np.tile([0.80, 0.84, 0.82], 2))
+    own = prediction_half_width(3, 0.02, 0.01 / 2) + 0.01
+    check_spread(_live({("a", "acc"): 0.82 + own * 0.99}, twin), twin, ["p"], **RULES)
 
 
 def test_the_interval_misses_a_fresh_normal_draw_with_probability_alpha():
@@ -81,7 +103,7 @@ def test_a_rerun_inside_the_spread_passes_and_reports_the_interval():
 
 
 def test_a_rerun_outside_the_spread_raises():
-    half = prediction_half_width(3, 0.02, 0.01 / 2, df=4) + 0.01
+    half = prediction_half_width(3, 0.02, 0.01 / 2) + 0.01  # point a's own interval
     check_spread(_live({("a", "acc"): 0.82 + half * 0.99}), STORED, ["p"], **RULES)
     with pytest.raises(RowsDisagree, match="acc of p=a"):
         check_spread(_live({("a", "acc"): 0.82 + half * 1.01}), STORED, ["p"], **RULES)
@@ -98,8 +120,8 @@ def test_trainings_that_agree_get_the_columns_pooled_spread():
 
 def test_bonferroni_over_the_checked_values():
     one = _live({("a", "acc"): 0.86})[lambda f: f.p == "a"]
-    wide = prediction_half_width(3, 0.02, 0.01 / 2, df=4) + 0.01
-    narrow = prediction_half_width(3, 0.02, 0.01, df=4) + 0.01
+    wide = prediction_half_width(3, 0.02, 0.01 / 2) + 0.01  # point a's own interval, 2 df
+    narrow = prediction_half_width(3, 0.02, 0.01) + 0.01
     assert narrow < wide
     x = 0.82 + (narrow + wide) / 2
     check_spread(_live({("a", "acc"): x}), STORED, ["p"], **RULES)  # two values checked

@@ -42,4 +42,6 @@ lm_embedding_sweeps  the ``lm_margin`` and ``lm_capacity`` sweeps: Figs. 12-13 o
 transformer_sweeps  the ``transformer_usability``, ``attention_noise`` and ``transformer_capacity``
                   sweeps: margins, noise ceiling and capacity inside the SSFR Transformer
                   (chapters 14-15)
+transformer_rerun  the rules by which a rerun of those sweeps is checked against the spread of
+                  their stored trainings (chapters 14-15)
 """

@@ -56,6 +56,7 @@ __all__ = [
     "trained_points",
     "trained_point",
     "load_trained_results",
+    "agreement_rules",
 ]
 
 
@@ -261,3 +262,49 @@ def load_trained_results(presets=("paper", "cpu"), results_dir=None) -> tuple[st
     from assocmem.sweeps.store import load_largest_results
 
     return load_largest_results("trained_recall", presets, results_dir)
+
+
+_CONTINUOUS = ("beta", "beta_late", "train_loss", "test_loss", "max_input", "fitted_beta_input",
+               "fitted_r2_input", "fitted_beta_proj", "pearson", "spearman", "norm_cv",
+               "sphere_mean_q", "sphere_cv_q", "sphere_cv_k", "beta_eff_p05", "beta_eff_p50",
+               "beta_eff_p95", "loss")
+
+
+def agreement_rules(config: TrainedSweepConfig) -> dict:
+    """The rules by which a rerun of ``trained_recall`` must agree with its stored replicates.
+
+    Every measurement comes out of an Adam training, so a rerun (of any replicate, on any CPU)
+    is checked against the spread of the stored replicates of its point
+    (:func:`assocmem.sweeps.check_spread`), never against one replicate's digits. Resolutions
+    (added to each interval's half-width): one answer for ``correct``, one query's share
+    ``1 / eval_queries`` for ``accuracy`` and ``test_accuracy``, one probe query's share
+    ``1 / probe_queries`` for ``top_mismatch``; the other measurements are continuous (0).
+    Settings (``qk``, ``values``, ``beta_init``, ``m_train``, ``n``, ``queries``) must be equal;
+    ``seed`` (the replicate's own) and ``wall_time_s`` are not compared.
+
+    Parameters
+    ----------
+    config : TrainedSweepConfig
+        The stored preset's config (its query counts set the resolutions).
+
+    Returns
+    -------
+    dict
+        Keyword arguments ``keys`` (``variant``, ``noise``, ``m``), ``columns``, ``exact``,
+        ``ignore`` and ``training="replicate"`` for :func:`assocmem.sweeps.check_spread` and
+        :func:`assocmem.sweeps.leave_one_training_out`.
+
+    Raises
+    ------
+    TypeError
+        ``config`` is not a :class:`TrainedSweepConfig`.
+    """
+    if not isinstance(config, TrainedSweepConfig):
+        raise TypeError(f"config must be a TrainedSweepConfig; got {type(config).__name__}")
+    share = 1.0 / config.eval_queries
+    columns = ({c: 0.0 for c in _CONTINUOUS} | {"correct": 1.0, "accuracy": share,
+                                                 "test_accuracy": share,
+                                                 "top_mismatch": 1.0 / config.probe_queries})
+    return {"keys": ["variant", "noise", "m"], "columns": columns,
+            "exact": ["qk", "values", "beta_init", "m_train", "n", "queries"],
+            "ignore": ["seed", "wall_time_s"], "training": "replicate"}

@@ -16,10 +16,15 @@ trainings measure:
 :func:`check_spread`
     every live value must lie in a prediction interval of one further training around the mean
     of its point's ``n`` stored trainings,
-    ``mean +- t_{1 - alpha/(2K), df} * max(s, s_pool) * sqrt(1 + 1/n) + q``. Here ``s`` is the
-    point's standard deviation over its trainings and ``s_pool`` the column's pooled standard
-    deviation over every stored point (``df`` degrees of freedom, the sum of ``n - 1`` over the
-    points); ``K`` is the number of live values of the column that are checked (Bonferroni: if
+    ``mean +- max(t_{1 - alpha/(2K), n - 1} * s, t_{1 - alpha/(2K), df} * s_pool) * sqrt(1 + 1/n)
+    + q``. Here ``s`` is the point's standard deviation over its trainings and ``s_pool`` the
+    column's pooled standard deviation over every stored point (``df`` degrees of freedom, the sum
+    of ``n - 1`` over the points); each is quantiled with its own degrees of freedom, so a point
+    that spreads more than the column's others keeps its own (wide, ``n - 1 = 2``) interval. (An
+    earlier rule quantiled ``max(s, s_pool)`` with the pooled ``df``: too narrow for such a point,
+    and for columns whose points repeat one training's value, as the pairs statistics of one
+    model do under every draw; an AVX2 rerun of ``lm_pairs`` failed it on CI.) ``K`` is the number
+    of live values of the column that are checked (Bonferroni: if
     outcomes were normal, one fresh training of every point would put *any* value of the column
     outside with probability at most ``alpha``); ``q`` is the column's resolution (one prompt of
     an accuracy, say). Why the pooled floor: three trainings of a point that happen to agree (a
@@ -31,9 +36,9 @@ trainings measure:
 
 Calibration: :func:`leave_one_training_out` checks each stored training, by this rule, against
 the other trainings of its point (a fresh training against one training fewer: harder than a
-rerun's test). Chapters 16 and 17 show its counts on the stored editing, margin and capacity
-sweeps: a fraction of a percent of the margin and editing values fall outside, a few percent of
-the capacity searches' (whose outcomes are heavy-tailed), none by more than a few half-widths
+rerun's test). Chapters 14 to 17 show its counts on the stored sweeps: from none to
+about one percent of the values fall outside (a few percent of the capacity searches', whose
+outcomes are heavy-tailed, and of the toy Transformer's), none by more than a few half-widths
 where the interval has a width at all.
 Outcomes are not normal, so a fresh training fails now and then; a rerun of the same seed on
 another CPU usually lands much closer to its stored training.
@@ -389,8 +394,11 @@ def _inside(x: float, stored: pd.Series, q: float, alpha: float, sd_pool: float,
     if len(v) == 1 and df == 0:
         return False, np.inf, np.nan, 1
     mean = float(v.mean())
-    sd = max(float(v.std(ddof=1)) if len(v) > 1 else 0.0, sd_pool)
-    half = prediction_half_width(len(v), sd, alpha, df=max(df, len(v) - 1)) + q
+    # the point's own interval (its sd, n - 1 degrees of freedom) and the pooled floor (the
+    # column's sd, its df): each sd is quantiled with its own degrees of freedom
+    own = prediction_half_width(len(v), float(v.std(ddof=1)), alpha) if len(v) > 1 else 0.0
+    floor = prediction_half_width(len(v), sd_pool, alpha, df=df) if df else 0.0
+    half = max(own, floor) + q
     dev = abs(x - mean)
     # the subtraction's own rounding: a value one resolution step away is inside
     return dev <= half + 1e-12 * max(1.0, abs(mean)), dev, half, len(v)
