@@ -1,8 +1,9 @@
 """Static presentation contract of every chapter (issue 18; the browser check in tests/browser
 looks at the built pages, these look at the committed notebooks):
 
-- every line of every code cell is at most 88 characters, so code fits the text column at
-  1280 px without scrolling (CONTRIBUTING.md, "How the book must look");
+- every line of every code cell, and every line a shown cell prints, is at most 88 characters,
+  so code and its printed output fit the text column at 1280 px without scrolling
+  (CONTRIBUTING.md, "How the book must look");
 - every code cell whose committed output contains an image carries MyST-NB figure metadata: a
   caption and a name (so the figure is numbered and can be cited with {numref}) and alt text
   (so the image is described to a reader who cannot see it)::
@@ -55,6 +56,12 @@ def long_lines(ipynb) -> list[str]:
         for j, line in enumerate(cell.source.splitlines(), 1):
             if len(line) > MAX_LINE:
                 out.append(f"code cell {i} line {j} ({len(line)} chars): {line[:60]}...")
+        if "remove-output" in cell.metadata.get("tags", []):
+            continue
+        printed = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        for j, line in enumerate(printed.splitlines(), 1):
+            if len(line) > MAX_LINE:
+                out.append(f"code cell {i} printed line {j} ({len(line)} chars): {line[:60]}...")
     return out
 
 
@@ -123,7 +130,8 @@ def test_pending_names_only_chapters():
 def test_the_checks_find_what_they_should(tmp_path):
     nb = nbformat.v4.new_notebook()
     image = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})
-    bare = nbformat.v4.new_code_cell("x = 1  # " + "y" * 90, outputs=[image])
+    printed = nbformat.v4.new_output("stream", name="stdout", text="ok\n" + "z" * 89 + "\n")
+    bare = nbformat.v4.new_code_cell("x = 1  # " + "y" * 90, outputs=[image, printed])
     good = nbformat.v4.new_code_cell("plot()", outputs=[image])
     good.metadata["mystnb"] = {
         "figure": {"caption": "Error against load.", "name": "fig-99-error-load"},
@@ -132,6 +140,7 @@ def test_the_checks_find_what_they_should(tmp_path):
     nb.cells = [bare, good]
     path = tmp_path / "99-demo.ipynb"
     nbformat.write(nb, path)
-    assert [p.split(" (")[0] for p in long_lines(path)] == ["code cell 0 line 1"]
+    assert [p.split(" (")[0] for p in long_lines(path)] == [
+        "code cell 0 line 1", "code cell 0 printed line 2"]
     problems = figure_problems(path)
     assert len(problems) == 3 and all(p.startswith("code cell 0") for p in problems), problems
