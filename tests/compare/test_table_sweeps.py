@@ -21,13 +21,14 @@ def test_grid_has_one_point_per_memory_size_and_geometry():
     grid = T.table_points(cfg)
     per = {m: sum(p["memory"] == m for p in grid) for m in MEMORIES}
     assert per["outer_product"] == 2 and per["mlp_whitened"] == 2 * len(cfg.mlp_widths)
-    assert per["mlp_gd"] == 2 * len(cfg.gd_widths) and per["binary_sdm"] == 2 * len(cfg.sdm_neurons)
+    assert per["mlp_gd"] == 2 * len(cfg.gd_widths) * cfg.gd_trainings and per["binary_sdm"] == 2 * len(cfg.sdm_neurons)
     assert all(p["size"] is None for p in grid if p["memory"] == "hopfield")
 
 
 def test_one_point_measures_every_column():
     cfg = dataclasses.replace(T.TABLE_PRESETS["quick"], d=8, F_max=32, time_facts=4, noise=(0.0, 0.5))
-    row = T.table_point(cfg, {"memory": "least_squares", "geometry": "isotropic", "size": None}, "cpu")
+    row = T.table_point(cfg, {"memory": "least_squares", "geometry": "isotropic", "size": None, "training": 0},
+                        "cpu")
     assert row["W"] == 64 and row["num_bits"] == 64 * 64 and row["F_star"] >= 8 and not row["censored"]
     assert row["F_eps"] >= 8  # exact up to d_k = 8 (seed 000 §6); e_ls(9) = 1/9 is near the 0.1 allowed
     assert row[T.noise_column(0.0)] == 1.0 and 0.0 <= row[T.noise_column(0.5)] <= 1.0
@@ -35,7 +36,8 @@ def test_one_point_measures_every_column():
     # the fixed load is d // 2 = 4 facts, within least squares' exact range: clean and eps = 0 recall all
     assert T.noise_load(cfg) == 4 and row["load_clean"] == 1.0 and row[T.noise_column(0.0, at_load=True)] == 1.0
     assert 0.0 <= row[T.noise_column(0.5, at_load=True)] <= 1.0
-    cache = T.table_point(cfg, {"memory": "modern_hopfield", "geometry": "anisotropic", "size": None}, "cpu")
+    cache = T.table_point(cfg, {"memory": "modern_hopfield", "geometry": "anisotropic", "size": None,
+                                 "training": 0}, "cpu")
     assert cache["W"] == cache["F_star"] * 16 and cache["grows_with_pairs"]
 
 
@@ -72,3 +74,36 @@ def test_sdm_neurons_sit_just_below_the_budgets():
             assert W <= (2 * d) ** 2 * 4**k < (r + 4**k) * (2 * d + 1)
     with pytest.raises(ValueError, match="count"):
         T.sdm_neurons(8, 0)
+
+
+def test_gd_points_carry_their_trainings():
+    cfg = T.TABLE_PRESETS["cpu"]
+    grid = T.table_points(cfg)
+    gd = [p for p in grid if p["memory"] == "mlp_gd"]
+    assert cfg.gd_trainings == 3 and sorted({p["training"] for p in gd}) == [0, 1, 2]
+    assert all(p["training"] == 0 for p in grid if p["memory"] != "mlp_gd")
+    with pytest.raises(ValueError, match="gd_trainings"):
+        dataclasses.replace(cfg, gd_trainings=0)
+
+
+def _frame(rows):
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=["memory", "geometry", "size", "training", "F_star"])
+
+
+def test_median_training_keeps_one_trainings_whole_row():
+    f = _frame([("outer_product", "isotropic", None, 0, 30),
+                ("mlp_gd", "isotropic", 4, 0, 27), ("mlp_gd", "isotropic", 4, 1, 20),
+                ("mlp_gd", "isotropic", 4, 2, 31), ("mlp_gd", "isotropic", 8, 0, 66),
+                ("mlp_gd", "isotropic", 8, 1, 66), ("mlp_gd", "isotropic", 8, 2, 60)])
+    med = T.median_training(f)
+    assert list(med.memory) == ["outer_product", "mlp_gd", "mlp_gd"]
+    assert med.F_star.tolist() == [30, 27, 66] and med.training.tolist() == [0, 0, 0]
+    views = T.training_views(f)
+    assert sorted(views) == [0, 1, 2] and views[1].F_star.tolist() == [30, 20, 66]
+    assert "training" not in views[0] and len(views[2]) == 3
+    with pytest.raises(ValueError, match="trainings"):
+        T.training_views(f.iloc[:-1])
+    with pytest.raises(ValueError, match="missing columns"):
+        T.median_training(f.drop(columns="training"))

@@ -589,6 +589,9 @@ class MemoryInfo:
         correcting each write by the current error (the delta rule) or training on them (GD);
         ``"keeps"`` stores the pairs and reads through a kernel of the query and every key (the
         caches, continuous SDM, modern Hopfield). Chapter 50 compares the spike's cost by it.
+    trained : bool
+        Whether the memory comes out of a training (the GD MLP): its results are a sample over
+        initialisations, and the ``memory_table`` sweep stores several trainings of it.
     """
 
     label: str
@@ -597,6 +600,7 @@ class MemoryInfo:
     grows_with_pairs: bool = False
     unit_sphere: bool = False
     write_rule: str = "sums"
+    trained: bool = False
 
     def __post_init__(self) -> None:
         if self.write_rule not in WRITE_RULES:
@@ -617,7 +621,8 @@ MEMORY_INFO = {
     "linear_attention": MemoryInfo("linear attention", "I"),
     "softmax_cache": MemoryInfo("softmax KV cache", "I", grows_with_pairs=True, write_rule="keeps"),
     **{f"mlp_{m}": MemoryInfo(_MLP_LABELS[m], "II", size="m", unit_sphere=True,
-                              write_rule="sums" if m in ("ntk", "unwhitened") else "fits") for m in MLP_METHODS},
+                              write_rule="sums" if m in ("ntk", "unwhitened") else "fits", trained=m == "gd")
+      for m in MLP_METHODS},
     "binary_sdm": MemoryInfo("binary SDM", "III", size="r"),
     "continuous_sdm": MemoryInfo("continuous SDM", "III", grows_with_pairs=True, write_rule="keeps"),
     "hopfield": MemoryInfo("Hopfield", "III"),

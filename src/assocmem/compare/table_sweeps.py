@@ -28,9 +28,14 @@ Presets
 ``cpu``    ``d = 32``, ``F_max = 2048``, MLP widths 4 to 256, SDM neurons 63 to 16128; gradient
            descent at widths 4 to 32 (every width of the grid below chapter 50's budget
            ``(2d)^2``) with 2,000 epochs (the source's 10,000 cost minutes per width on a CPU;
-           recorded in ``notes``). About ten minutes on one core.
+           recorded in ``notes``), three trainings per width. About 25 minutes on one core.
 ``paper``  ``d = 64``, ``F_max = 8192``, wider grids, gradient descent with 10,000 epochs at every
-           width. A GPU or Ray job.
+           width, three trainings per width. A GPU or Ray job.
+
+Trainings. Gradient descent is a sample over initialisations: the presets that run it store
+``gd_trainings`` trainings of every GD point (the column ``training``; every other memory is built
+once, training 0), and :func:`median_training` and :func:`training_views` turn the stored frame
+into one row per point for the chapter's tables.
 
 References
 ----------
@@ -40,6 +45,8 @@ Seed 000, §7; seed 001, Sec. 4.3 and App. A.3.1; seed 002 and Bricken & Pehleva
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import pandas as pd
 
 from assocmem._checks import as_bool, as_int, as_real, seed_int
 from assocmem.compare.adapters import MEMORIES, MEMORY_INFO, make_memory
@@ -67,6 +74,8 @@ __all__ = [
     "noise_load",
     "sdm_neurons",
     "load_table_results",
+    "median_training",
+    "training_views",
 ]
 
 
@@ -111,7 +120,7 @@ class TableConfig:
     ValueError
         On construction: unknown memories or geometries, ``d < 2``, ``F_max < 2``, sizes that are not
         positive integers, a ``time_facts`` outside ``[2, F_max]``, a negative ``read_error_eps`` or
-        noise level, a ``spike_beta <= -1``, non-integer epochs or seed.
+        noise level, a ``spike_beta <= -1``, non-integer epochs or seed, ``gd_trainings < 1``.
     """
 
     d: int  # key and value width
@@ -122,6 +131,7 @@ class TableConfig:
     geometries: tuple[str, ...] = GEOMETRIES
     gd_widths: tuple[int, ...] = ()  # widths at which gradient descent is run (a subset of mlp_widths)
     gd_epochs: int = 10000
+    gd_trainings: int = 1  # trainings (initialisations) of gradient descent at every GD width
     spike_beta: float = 1.5
     read_error_eps: float = 0.1
     noise: tuple[float, ...] = (0.1, 0.3, 0.5)
@@ -144,6 +154,7 @@ class TableConfig:
             for s in getattr(self, name):
                 as_int(s, name, minimum=1)
         as_int(self.gd_epochs, "gd_epochs", minimum=1)
+        as_int(self.gd_trainings, "gd_trainings", minimum=1)
         as_real(self.spike_beta, "spike_beta", minimum=-1.0, strict_min=True)
         as_real(self.read_error_eps, "read_error_eps", minimum=0.0)
         for e in self.noise:
@@ -168,8 +179,17 @@ def _sizes(config: TableConfig, memory: str) -> tuple:
     return tuple(config.mlp_widths if knob == "m" else config.sdm_neurons)
 
 
+def _trainings(config: TableConfig, memory: str) -> range:
+    return range(config.gd_trainings if MEMORY_INFO[memory].trained else 1)
+
+
 def table_points(config: TableConfig) -> list[dict]:
-    """The grid: ``{"memory", "geometry", "size"}`` per point (``size`` None for fixed-size memories).
+    """The grid: ``{"memory", "geometry", "size", "training"}`` per point (``size`` None for
+    fixed-size memories).
+
+    A trained memory (gradient descent) has ``config.gd_trainings`` points per size, trainings
+    ``0, 1, ...`` from independent initialisations on the same facts (the point's seed differs);
+    every other memory is built once, training 0.
 
     Raises
     ------
@@ -177,8 +197,9 @@ def table_points(config: TableConfig) -> list[dict]:
         ``config`` not a TableConfig.
     """
     config = _check_config(config)
-    return [{"memory": m, "geometry": g, "size": None if s is None else int(s)}
-            for m in config.memories for g in config.geometries for s in _sizes(config, m)]
+    return [{"memory": m, "geometry": g, "size": None if s is None else int(s), "training": t}
+            for m in config.memories for g in config.geometries for s in _sizes(config, m)
+            for t in _trainings(config, m)]
 
 
 def _seed(config: TableConfig, what: str) -> int:
@@ -276,12 +297,13 @@ TABLE_PRESETS = {
                          memories=tuple(m for m in MEMORIES if m != "mlp_gd"),
                          notes=("gradient descent not run (minutes per width)",)),
     "cpu": TableConfig(d=32, F_max=2048, mlp_widths=(4, 8, 16, 32, 64, 128, 256),
-                       sdm_neurons=sdm_neurons(32, 5), gd_widths=(4, 8, 16, 32), gd_epochs=2000, time_facts=64,
+                       sdm_neurons=sdm_neurons(32, 5), gd_widths=(4, 8, 16, 32), gd_epochs=2000, gd_trainings=3,
+                       time_facts=64,
                        notes=("gradient descent at widths 4 to 32 only (every width of the grid below the "
                               "budget (2d)^2), 2,000 epochs (the source's 10,000 take minutes per width on a "
-                              "CPU)",)),
+                              "CPU), three trainings per width",)),
     "paper": TableConfig(d=64, F_max=8192, mlp_widths=(4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048),
-                         sdm_neurons=sdm_neurons(64, 5), gd_widths=(8, 32, 128, 512),
+                         sdm_neurons=sdm_neurons(64, 5), gd_widths=(8, 32, 128, 512), gd_trainings=3,
                          time_facts=256),
 }
 
@@ -307,3 +329,74 @@ def load_table_results(presets=("paper", "cpu"), results_dir=None):
     from assocmem.sweeps.store import load_largest_results
 
     return load_largest_results("memory_table", presets, results_dir)
+
+
+def _check_frame(frame) -> pd.DataFrame:
+    need = {"memory", "geometry", "size", "training", "F_star"}
+    if not isinstance(frame, pd.DataFrame) or need - set(frame.columns):
+        missing = sorted(need - set(frame.columns)) if isinstance(frame, pd.DataFrame) else sorted(need)
+        raise ValueError(f"frame must hold memory_table rows; missing columns {missing}")
+    return frame
+
+
+def training_views(frame: pd.DataFrame) -> dict[int, pd.DataFrame]:
+    """The stored table as seen by each training: ``{t: rows}``, one row per point.
+
+    View ``t`` keeps every untrained memory's row and, for each trained point, the row of its
+    training ``t``. A claim about the table that involves a trained memory is checked in every
+    view: it holds in all, some or none of the trainings.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of the ``memory_table`` sweep (columns ``memory, geometry, size, training, F_star``).
+
+    Returns
+    -------
+    dict of int to pandas.DataFrame
+        One view per stored training index, in order; each has the ``training`` column dropped.
+
+    Raises
+    ------
+    ValueError
+        ``frame`` lacks those columns, or a trained point lacks one of the trainings.
+    """
+    frame = _check_frame(frame)
+    trained = frame.memory.map(lambda m: MEMORY_INFO[m].trained)
+    trainings = sorted(int(t) for t in frame.loc[trained, "training"].unique()) or [0]
+    keys = ["memory", "geometry", "size"]
+    counts = frame[trained].fillna({"size": -1}).groupby(keys)["training"].nunique()
+    if len(counts) and counts.min() < len(trainings):
+        raise ValueError(f"a trained point stores {counts.min()} of the {len(trainings)} trainings")
+    return {t: frame[~trained | (frame.training == t)].drop(columns="training").reset_index(drop=True)
+            for t in trainings}
+
+
+def median_training(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per point: each trained point's row of its median training by capacity ``F_star``.
+
+    The row is one training's, whole (its columns are never mixed between trainings): with an
+    even number of trainings, or ties, the lower median's row of the smallest training index.
+    Untrained memories keep their one row.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of the ``memory_table`` sweep (columns ``memory, geometry, size, training, F_star``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows in ``frame``'s order, the ``training`` column kept (which training each row is).
+
+    Raises
+    ------
+    ValueError
+        ``frame`` lacks those columns.
+    """
+    frame = _check_frame(frame)
+    keyed = frame.reset_index(drop=True)
+    keyed = keyed.assign(_size=keyed["size"].fillna(-1))
+    ranked = keyed.sort_values(["memory", "geometry", "_size", "F_star", "training"], kind="stable")
+    picked = [g.index[(len(g) - 1) // 2] for _, g in ranked.groupby(["memory", "geometry", "_size"], sort=False)]
+    return keyed.loc[sorted(picked)].drop(columns="_size").reset_index(drop=True)
