@@ -107,3 +107,25 @@ def test_median_training_keeps_one_trainings_whole_row():
         T.training_views(f.iloc[:-1])
     with pytest.raises(ValueError, match="missing columns"):
         T.median_training(f.drop(columns="training"))
+
+
+def test_a_committed_gd_point_reruns_within_the_spread_of_its_trainings():
+    """One committed cpu GD point (the fastest, about 20 s), retrained here: on another CPU or
+    kernel configuration it is another training, so it is checked against the spread of the
+    three stored trainings (check_spread), never against one of them."""
+    from assocmem.sweeps import RowsDisagree, check_spread, load_results
+
+    cfg = T.TABLE_PRESETS["cpu"]
+    stored = load_results("memory_table", "cpu")
+    rules = T.gd_agreement_rules(cfg)
+    point = {"memory": "mlp_gd", "geometry": "anisotropic", "size": 4, "training": 0}
+    row = {**point, **T.table_point(cfg, point, "cpu"), "seed": 0, "wall_time_s": 0.0}
+    import pandas as pd
+
+    live = pd.DataFrame([row]).drop(columns="training")
+    gd = stored[stored.memory == "mlp_gd"]
+    out = check_spread(live, gd, **rules, what="a retrained GD point")
+    assert (out["trainings"] >= 3).all() and (out["rows outside"] == 0).all()
+    with pytest.raises(RowsDisagree, match="F_star"):
+        # three trainings of 23 to 31 facts allow about 47 either way (t with 2 df): 100 is out
+        check_spread(live.assign(F_star=live.F_star + 100), gd, **rules)

@@ -76,6 +76,7 @@ __all__ = [
     "load_table_results",
     "median_training",
     "training_views",
+    "gd_agreement_rules",
 ]
 
 
@@ -400,3 +401,31 @@ def median_training(frame: pd.DataFrame) -> pd.DataFrame:
     ranked = keyed.sort_values(["memory", "geometry", "_size", "F_star", "training"], kind="stable")
     picked = [g.index[(len(g) - 1) // 2] for _, g in ranked.groupby(["memory", "geometry", "_size"], sort=False)]
     return keyed.loc[sorted(picked)].drop(columns="_size").reset_index(drop=True)
+
+
+def gd_agreement_rules(config: TableConfig) -> dict:
+    """The rules a rerun of the trained (GD) rows must meet, as keyword arguments of
+    :func:`assocmem.sweeps.check_spread`.
+
+    A GD row is one training: a rerun on another CPU ends elsewhere, so it is compared with the
+    spread of the stored trainings of its point, never with one of them. Counts (``F_star``,
+    ``F_eps``) have resolution 1; recall fractions and the read error 0 (the pooled spread of the
+    column is the floor). The settings that follow from the point (``W``, ``num_bits``, ``d``,
+    ``part``, ``grows_with_pairs``) and the censoring flags must be equal; the search's bookkeeping,
+    the times and the seed (which differs between trainings) are not compared.
+
+    Raises
+    ------
+    ValueError
+        ``config`` not a TableConfig.
+    """
+    config = _check_config(config)
+    fractions = ["clean_at_time_facts", "load_clean", *[noise_column(e) for e in config.noise],
+                 *[noise_column(e, at_load=True) for e in config.noise]]
+    return {
+        "keys": ["memory", "geometry", "size"],
+        "columns": {"F_star": 1.0, "F_eps": 1.0, "error_at_capacity": 0.0, **{c: 0.0 for c in fractions}},
+        "exact": ["W", "num_bits", "censored", "F_eps_censored", "part", "grows_with_pairs", "d"],
+        "ignore": ["n_evaluations", "monotone_violations", "write_s", "read_s", "wall_time_s", "seed"],
+        "training": "training",
+    }
