@@ -164,10 +164,9 @@ def replicate_points(config: ReplicateConfig) -> list[dict]:
 
 def _weights_seed(config: ReplicateConfig, point: dict) -> int:
     base = base_config(config)
-    key = {k: point[k] for k in ("method", "geometry", "d", "alpha", "F")}
-    if point["replicate"]:
-        key["replicate"] = point["replicate"]
-    return point_seed(base, key)
+    if not point["replicate"]:  # the base preset's own weights (its training 0)
+        return CS.weights_seed(base, {k: point[k] for k in CS.POINT_KEYS})
+    return point_seed(base, {**{k: point[k] for k in CS.POINT_KEYS}, "replicate": point["replicate"]})
 
 
 def replicate_point(config: ReplicateConfig, point: dict, device) -> dict:
