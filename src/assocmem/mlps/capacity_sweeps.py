@@ -80,6 +80,7 @@ from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_s
 from assocmem.mlps.margins.decoding import accuracy
 from assocmem.mlps.mlp import (data_dependent_mlp, data_dependent_mlp_reference, hebbian_mlp,
                                hebbian_mlp_reference, ntk_mlp, train_mlp)
+from assocmem.sweeps import spread
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_reference
@@ -103,6 +104,8 @@ __all__ = [
     "POINT_KEYS",
     "weights_seed",
     "gd_agreement_rules",
+    "median_training",
+    "training_views",
     "capacity_point",
     "load_capacity_results",
     "counting_lower_bound",
@@ -577,6 +580,35 @@ def gd_agreement_rules(config: CapacityConfig) -> dict:
                    "weights_seed", "wall_time_s"],
         "training": "training",
     }
+
+
+def median_training(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per point of a ``capacity`` frame: each GD point's median training by width ``m``.
+
+    The row is one training's, whole (:func:`assocmem.sweeps.median_training`; a search that found
+    no width ranks above every width); the constructions keep their one row.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``frame`` not a DataFrame, or without the columns :data:`POINT_KEYS`, ``training``, ``m``.
+    """
+    return spread.median_training(frame, POINT_KEYS, "m")
+
+
+def training_views(frame: pd.DataFrame) -> dict[int, pd.DataFrame]:
+    """A ``capacity`` frame as each GD training sees it: ``{t: rows}``, one row per point.
+
+    View ``t`` has training ``t`` of every GD point and every construction's one row
+    (:func:`assocmem.sweeps.training_views`): a claim that involves GD is checked in every view.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``frame`` not a DataFrame, without the columns :data:`POINT_KEYS` and ``training``, or a
+        GD point that lacks one of the trainings.
+    """
+    return spread.training_views(frame, POINT_KEYS)
 
 
 def capacity_point(config: CapacityConfig, point: dict, device) -> dict:
