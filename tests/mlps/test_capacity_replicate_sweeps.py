@@ -17,7 +17,14 @@ def test_replicate_zero_is_the_base_fact_set_and_weights_seed():
         b = CS.capacity_fact_set(base, 16, 8, geometry)
         assert torch.equal(a.keys, b.keys) and torch.equal(a.values, b.values)
     point = {"method": "gd", "geometry": "isotropic", "d": 64, "alpha": 1 / 16, "F": 256}
-    assert R._weights_seed(cfg, {**point, "replicate": 0}) == point_seed(base, point)
+    assert R.weights_seed(cfg, {**point, "replicate": 0}) == point_seed(base, point)
+    for t in (0, 1, 2):
+        assert R.weights_seed(cfg, {**point, "replicate": 0, "training": t}) == CS.weights_seed(
+            base, {**point, "training": t})
+    fresh = [R.weights_seed(cfg, {**point, "replicate": 1, "training": t}) for t in (0, 1, 2)]
+    assert fresh[0] == point_seed(base, {**point, "replicate": 1}) and len(set(fresh)) == 3
+    with pytest.raises(ValueError, match="training"):
+        R.weights_seed(cfg, {**point, "replicate": 1, "training": -1})
 
 
 def test_replicates_are_fresh_fact_sets_with_the_same_spike():
@@ -34,9 +41,11 @@ def test_grid_of_the_cpu_preset():
     grid = R.replicate_points(R.REPLICATE_PRESETS["cpu"])
     gd = [p for p in grid if p["method"] == "gd"]
     assert {(p["alpha"], p["replicate"]) for p in gd} == {(1 / 8, 0), (1 / 32, 1), (1 / 32, 2)}
+    assert len(gd) == 3 * 6 and {p["training"] for p in gd} == {0, 1, 2}
     assert grid[: len(gd)] == gd  # the slow points first
     others = [p for p in grid if p["method"] != "gd"]
     assert {p["replicate"] for p in others} == {1, 2} and max(p["alpha"] for p in others) == 1 / 4
+    assert {p["training"] for p in others} == {0}
     assert len(grid) == len({tuple(sorted(p.items())) for p in grid})
 
 

@@ -42,10 +42,12 @@ from assocmem.mlps.capacity_sweeps import (
     capacity_search,
     counting_lower_bound,
     fact_seed,
+    gd_agreement_rules,
     growth_exponents,
     method_ratios,
     num_facts,
     spike_direction,
+    weights_seed,
 )
 
 @pytest.fixture
@@ -74,7 +76,8 @@ def test_paper_preset_is_the_seed_grid():
     assert (cfg.lo, cfg.hi, cfg.beta, cfg.gd_epochs, cfg.gd_lr) == (1, 65536, 1.5, 10000, 1e-3)
     assert cfg.notes == ()  # no deviation from the protocol
     grid = get_sweep("capacity").grid(cfg)
-    assert len(grid) == len(METHODS) * len(GEOMETRIES) * 3 * 7
+    assert len(grid) == (len(METHODS) - 1 + cfg.gd_trainings) * len(GEOMETRIES) * 3 * 7
+    assert cfg.gd_trainings == 3
     assert {p["F"] for p in grid if p["d"] == 64} == {128, 256, 512, 1024, 2048, 3072, 4096}
 
 
@@ -84,6 +87,8 @@ def test_cpu_and_quick_presets_label_their_deviations():
     assert cpu.notes and "1/16" in cpu.notes[0]
     gd = [p for p in capacity_points(cpu) if p["method"] == "gd"]
     assert {p["alpha"] for p in gd} == {1 / 32, 1 / 16}
+    assert sorted(p["training"] for p in gd) == [0] * 4 + [1] * 4 + [2] * 4
+    assert {p["training"] for p in capacity_points(cpu) if p["method"] != "gd"} == {0}
     assert quick.dims == (32,) and "gd" not in quick.methods and "GD" in quick.notes[0]
     assert capacity_points(cpu)[0]["method"] == "gd"  # the slow points go first
 
@@ -333,13 +338,14 @@ def test_committed_cpu_results_match_the_preset():
     frame = load_results("capacity", "cpu", config=config_to_json(cfg))
     grid = capacity_points(cfg)
     assert len(frame) == len(grid)
-    assert frame[["method", "geometry", "d", "F"]].to_dict("records") == [
-        {k: p[k] for k in ("method", "geometry", "d", "F")} for p in grid
+    assert frame[["method", "geometry", "d", "F", "training"]].to_dict("records") == [
+        {k: p[k] for k in ("method", "geometry", "d", "F", "training")} for p in grid
     ]
     found = frame["found"].astype(bool)
     assert (frame.loc[found, "W"] == 3 * frame.loc[found, "m"] * frame.loc[found, "d"]).all()
     assert frame.loc[~found, "m"].isna().all()
     assert (frame["seed"] == [point_seed(cfg, p) for p in grid]).all()
+    assert (frame["weights_seed"] == [weights_seed(cfg, p) for p in grid]).all()
 
 
 def test_reproducibility_two_sampled_committed_rows(one_thread):
@@ -351,14 +357,50 @@ def test_reproducibility_two_sampled_committed_rows(one_thread):
     picks = cheap.sample(n=2, random_state=np.random.RandomState(2026)).to_dict("records")
     assert len({(r["method"], r["geometry"], r["F"]) for r in picks}) == 2
     for row in picks:
-        point = {k: row[k] for k in ("method", "geometry", "d", "alpha", "F")}
-        point = {**point, "d": int(point["d"]), "F": int(point["F"]), "alpha": float(point["alpha"])}
+        point = {k: row[k] for k in ("method", "geometry", "d", "alpha", "F", "training")}
+        point = {**point, "d": int(point["d"]), "F": int(point["F"]), "alpha": float(point["alpha"]),
+                 "training": int(point["training"])}
         assert point in capacity_points(cfg)
         new = capacity_point(cfg, point, torch.device("cpu"))
         assert new["m"] == int(row["m"]) and new["W"] == int(row["W"])
         assert new["n_evaluations"] == row["n_evaluations"]
         assert new["monotone_violations"] == row["monotone_violations"]
         print(f"recomputed {point}: m = {new['m']}")
+
+
+def test_training_zero_keeps_the_seed_of_the_point_and_trainings_are_independent():
+    cfg = CAPACITY_PRESETS["cpu"]
+    point = {"method": "gd", "geometry": "isotropic", "d": 64, "alpha": 1 / 32, "F": 128}
+    seeds = [weights_seed(cfg, {**point, "training": t}) for t in range(3)]
+    assert seeds[0] == weights_seed(cfg, point) == point_seed(cfg, point)
+    assert len(set(seeds)) == 3
+    with pytest.raises(ValueError, match="training"):
+        weights_seed(cfg, {**point, "training": -1})
+    with pytest.raises(ValueError, match="training"):
+        weights_seed(cfg, {**point, "training": 1.5})
+    with pytest.raises(TypeError, match="CapacityConfig"):
+        gd_agreement_rules("cpu")
+
+
+def test_committed_gd_rows_store_three_trainings_and_a_rerun_is_checked_against_their_spread(one_thread):
+    """One committed GD search recomputed (the cheapest stored training) lies within the spread
+    of its point's three trainings; the same row moved by four widths does not."""
+    from assocmem.sweeps import RowsDisagree, check_spread
+
+    cfg = CAPACITY_PRESETS["cpu"]
+    frame = load_results("capacity", "cpu", config=config_to_json(cfg))
+    gd = frame[frame.method == "gd"]
+    assert (gd.groupby(["geometry", "F"]).training.nunique() == 3).all()
+    row = gd.loc[gd.wall_time_s.idxmin()]
+    point = {"method": "gd", "geometry": row.geometry, "d": int(row.d), "alpha": float(row.alpha),
+             "F": int(row.F), "training": int(row.training)}
+    new = {**point, **capacity_point(cfg, point, torch.device("cpu"))}
+    live = pd.DataFrame([new]).drop(columns="training")
+    rules = gd_agreement_rules(cfg)
+    check_spread(live, frame[frame.method == "gd"], what="recomputed GD search", **rules)
+    worse = live.assign(m=live.m + 4, W=live.W + 4 * 3 * live.d)
+    with pytest.raises(RowsDisagree):
+        check_spread(worse, frame[frame.method == "gd"], what="shifted GD search", **rules)
 
 
 def test_reference_search_finds_the_fast_searchs_width():

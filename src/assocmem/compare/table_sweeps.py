@@ -50,6 +50,8 @@ import pandas as pd
 
 from assocmem._checks import as_bool, as_int, as_real, seed_int
 from assocmem.compare.adapters import MEMORIES, MEMORY_INFO, make_memory
+from assocmem.sweeps.spread import median_training as spread_median
+from assocmem.sweeps.spread import training_views as spread_views
 from assocmem.compare.harness import (
     GEOMETRIES,
     capacity,
@@ -364,13 +366,12 @@ def training_views(frame: pd.DataFrame) -> dict[int, pd.DataFrame]:
     """
     frame = _check_frame(frame)
     trained = frame.memory.map(lambda m: MEMORY_INFO[m].trained)
-    trainings = sorted(int(t) for t in frame.loc[trained, "training"].unique()) or [0]
     keys = ["memory", "geometry", "size"]
-    counts = frame[trained].fillna({"size": -1}).groupby(keys)["training"].nunique()
-    if len(counts) and counts.min() < len(trainings):
-        raise ValueError(f"a trained point stores {counts.min()} of the {len(trainings)} trainings")
-    return {t: frame[~trained | (frame.training == t)].drop(columns="training").reset_index(drop=True)
-            for t in trainings}
+    counts = frame[trained].groupby(keys, dropna=False)["training"].nunique()
+    stored = frame.loc[trained, "training"].nunique()
+    if len(counts) and counts.min() < stored:
+        raise ValueError(f"a trained point stores {counts.min()} of the {stored} trainings")
+    return spread_views(frame, keys)
 
 
 def median_training(frame: pd.DataFrame) -> pd.DataFrame:
@@ -395,12 +396,7 @@ def median_training(frame: pd.DataFrame) -> pd.DataFrame:
     ValueError
         ``frame`` lacks those columns.
     """
-    frame = _check_frame(frame)
-    keyed = frame.reset_index(drop=True)
-    keyed = keyed.assign(_size=keyed["size"].fillna(-1))
-    ranked = keyed.sort_values(["memory", "geometry", "_size", "F_star", "training"], kind="stable")
-    picked = [g.index[(len(g) - 1) // 2] for _, g in ranked.groupby(["memory", "geometry", "_size"], sort=False)]
-    return keyed.loc[sorted(picked)].drop(columns="_size").reset_index(drop=True)
+    return spread_median(_check_frame(frame), ["memory", "geometry", "size"], "F_star")
 
 
 def gd_agreement_rules(config: TableConfig) -> dict:

@@ -11,6 +11,11 @@ refuse them, :class:`assocmem.sweeps.ConfigMismatchError`):
   the constructions and at ``gd_replicate_alphas`` for GD, so that every ratio and every width
   can be shown with its spread over fact sets.
 
+GD is a sample over initialisations: every GD point is searched in the base preset's
+``gd_trainings`` trainings (column ``training``; three in ``cpu``), as in the ``capacity`` sweep,
+and a rerun of a GD row is checked against their spread
+(:func:`assocmem.mlps.capacity_sweeps.gd_agreement_rules`).
+
 Every row names its replicate; replicate 0 is the fact set of the base ``capacity`` preset
 (:func:`assocmem.mlps.capacity_sweeps.capacity_fact_set`), with the weights seed that preset
 would give the point, so a GD row at replicate 0 extends that preset's GD column. Replicate
@@ -22,7 +27,8 @@ Presets
 ``quick``  ``d = 16``, two loads, the four closed forms on one more fact set. Seconds.
 ``cpu``    base ``cpu`` (``d = 64``): GD at ``alpha = 1/8`` on the base fact sets; two more fact
            sets per point for the four constructions at ``alpha <= 1/4`` and for GD at
-           ``alpha = 1/32``. About 35 min on one core.
+           ``alpha = 1/32``, three trainings of every GD point. About 35 min on one core with
+           one training.
 ``paper``  base ``paper``: GD at every load of the paper; four more fact sets per point for
            every method at every load (a GPU or a Ray cluster).
 
@@ -36,9 +42,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 from assocmem._checks import as_int, as_real
 from assocmem.mlps import capacity_sweeps as CS
 from assocmem.mlps.facts import FactSet, make_fact_set, with_spike
+from assocmem.sweeps import spread
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 
@@ -49,6 +58,9 @@ __all__ = [
     "replicate_fact_set",
     "replicate_points",
     "replicate_point",
+    "weights_seed",
+    "median_training",
+    "training_views",
 ]
 
 
@@ -137,19 +149,29 @@ def replicate_fact_set(config: ReplicateConfig, d: int, F: int, geometry: str, r
 
 
 def replicate_points(config: ReplicateConfig) -> list[dict]:
-    """The grid: ``{"method", "geometry", "d", "alpha", "F", "replicate"}`` per point, GD first."""
+    """The grid: ``{"method", "geometry", "d", "alpha", "F", "replicate", "training"}`` per point,
+    GD first.
+
+    GD is searched in the base preset's ``gd_trainings`` trainings at every GD point (independent
+    initialisations on the same fact set, :func:`weights_seed`); every construction once,
+    training 0.
+    """
+    trainings = range(base_config(config).gd_trainings)
     grid = []
     for d in config.dims:
         for geometry in config.geometries:
             for alpha in config.gd_alphas:
-                grid.append({"method": "gd", "geometry": geometry, "d": int(d), "alpha": float(alpha),
-                             "F": CS.num_facts(alpha, d), "replicate": 0})
+                for t in trainings:
+                    grid.append({"method": "gd", "geometry": geometry, "d": int(d), "alpha": float(alpha),
+                                 "F": CS.num_facts(alpha, d), "replicate": 0, "training": t})
     for r in config.replicates:
         for d in config.dims:
             for geometry in config.geometries:
                 for alpha in config.gd_replicate_alphas:
-                    grid.append({"method": "gd", "geometry": geometry, "d": int(d), "alpha": float(alpha),
-                                 "F": CS.num_facts(alpha, d), "replicate": int(r)})
+                    for t in trainings:
+                        grid.append({"method": "gd", "geometry": geometry, "d": int(d),
+                                     "alpha": float(alpha), "F": CS.num_facts(alpha, d),
+                                     "replicate": int(r), "training": t})
     for r in config.replicates:
         for method in config.methods:
             if method == "gd":
@@ -158,16 +180,32 @@ def replicate_points(config: ReplicateConfig) -> list[dict]:
                 for geometry in config.geometries:
                     for alpha in config.alphas:
                         grid.append({"method": method, "geometry": geometry, "d": int(d), "alpha": float(alpha),
-                                     "F": CS.num_facts(alpha, d), "replicate": int(r)})
+                                     "F": CS.num_facts(alpha, d), "replicate": int(r), "training": 0})
     return grid
 
 
-def _weights_seed(config: ReplicateConfig, point: dict) -> int:
+def weights_seed(config: ReplicateConfig, point: dict) -> int:
+    """The seed of a point's random weights (features, NTK gate, GD initialisation).
+
+    Replicate 0 has the seed the base ``capacity`` preset gives the same point and training
+    (:func:`assocmem.mlps.capacity_sweeps.weights_seed`), so its GD rows extend that preset's GD
+    column; replicate ``r >= 1`` a seed of its own, training 0 without the training in its key
+    (the seed the sweep gave before it stored trainings), training ``t >= 1`` with it.
+
+    Raises
+    ------
+    KeyError
+        A point without ``replicate`` or one of the base sweep's point keys.
+    ValueError
+        A replicate or training that is not an integer ``>= 0``.
+    """
     base = base_config(config)
-    key = {k: point[k] for k in ("method", "geometry", "d", "alpha", "F")}
-    if point["replicate"]:
-        key["replicate"] = point["replicate"]
-    return point_seed(base, key)
+    replicate = as_int(point["replicate"], "replicate", minimum=0)
+    t = as_int(point.get("training", 0), "training", minimum=0)
+    key = {k: point[k] for k in CS.POINT_KEYS}
+    if not replicate:  # the base preset's own weights
+        return CS.weights_seed(base, {**key, "training": t})
+    return point_seed(base, {**key, "replicate": replicate, **({"training": t} if t else {})})
 
 
 def replicate_point(config: ReplicateConfig, point: dict, device) -> dict:
@@ -183,7 +221,7 @@ def replicate_point(config: ReplicateConfig, point: dict, device) -> dict:
     base = base_config(config)
     method, d, F = point["method"], point["d"], point["F"]
     facts = replicate_fact_set(config, d, F, point["geometry"], point["replicate"], device=device)
-    seed = _weights_seed(config, point)
+    seed = weights_seed(config, point)
     res = CS.capacity_search(facts, method, seed, lo=base.lo, hi=base.hi, verify=base.verify,
                              epochs=base.gd_epochs, lr=base.gd_lr, device=device)
     return {
@@ -192,6 +230,37 @@ def replicate_point(config: ReplicateConfig, point: dict, device) -> dict:
         "beta": base.beta if point["geometry"] == "anisotropic" else 0.0,
         "weights_seed": seed,
     }
+
+
+#: The columns of a point without its training.
+POINT_KEYS = (*CS.POINT_KEYS, "replicate")
+
+
+def median_training(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per point of a ``capacity_more`` frame: each GD point's median training by ``m``.
+
+    As :func:`assocmem.mlps.capacity_sweeps.median_training`, with the replicate in the key.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``frame`` not a DataFrame, or without the columns :data:`POINT_KEYS`, ``training``, ``m``.
+    """
+    return spread.median_training(frame, POINT_KEYS, "m")
+
+
+def training_views(frame: pd.DataFrame) -> dict[int, pd.DataFrame]:
+    """A ``capacity_more`` frame as each GD training sees it: ``{t: rows}``, one row per point.
+
+    As :func:`assocmem.mlps.capacity_sweeps.training_views`, with the replicate in the key.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``frame`` not a DataFrame, without the columns :data:`POINT_KEYS` and ``training``, or a
+        GD point that lacks one of the trainings.
+    """
+    return spread.training_views(frame, POINT_KEYS)
 
 
 REPLICATE_PRESETS = {

@@ -23,7 +23,8 @@ One registered sweep, ``capacity``, runs the grid ``method x geometry x d x alph
 ``cpu``    ``d = 64``, every ``alpha`` of the paper; GD with the paper's 10,000 epochs but only
            at ``alpha <= 1/16`` (``F <= 256``): every width GD misses costs 10,000 full-batch
            epochs, so one GD search takes minutes at ``F = 256`` and about 12 min at
-           ``F = 1024`` on one free core. It took 50 min on two shared cores, 34 of them in one
+           ``F = 1024`` on one free core; three trainings per GD point. The run with one training
+           took 50 min on two shared cores, 34 of them in one
            search: the data-dependent construction at ``alpha = 1`` under the spike, which stores
            nothing, so the search climbs to ``m = 65536`` (CG solves with ``65536 x 64`` unknowns).
 ``paper``  ``d`` in ``{64, 90, 128}``, every ``alpha``, every method at every point, 10,000 GD
@@ -32,8 +33,15 @@ One registered sweep, ``capacity``, runs the grid ``method x geometry x d x alph
 Pairing. Every method sees the *same* fact set at a given ``(d, F)`` (its seed depends on ``d``
 and ``F`` only), and the anisotropic fact set is the spiked isotropic one, so the ratios between
 methods and between geometries are paired comparisons. The random weights of a method (features,
-NTK gate, GD initialisation) are seeded by the point's own seed (the ``seed`` column) and are the
-same for every width tried, so ``accuracy(m)`` is a deterministic function of ``m``.
+NTK gate, GD initialisation) are seeded by the point's weights seed (:func:`weights_seed`, the
+``weights_seed`` column) and are the same for every width tried, so ``accuracy(m)`` is a deterministic function of ``m``.
+
+Trainings. GD is a sample over initialisations: the ``cpu`` and ``paper`` presets search
+``gd_trainings = 3`` trainings of every GD point (grid column ``training``; the constructions are
+searched once, training 0), and a rerun of a GD row is checked against the spread of its point's
+trainings (:func:`gd_agreement_rules`, :func:`assocmem.sweeps.check_spread`), never against one
+training's width. :func:`weights_seed` keeps training 0's seed the seed of the point's key, so
+the constructions' random weights and the first training do not change with the trainings.
 
 Non-monotone accuracy. Accuracy need not increase with ``m`` (each width draws fresh random
 weights). The search (:func:`assocmem.sweeps.smallest_width`) reports a width that reaches 100 %,
@@ -72,6 +80,7 @@ from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_s
 from assocmem.mlps.margins.decoding import accuracy
 from assocmem.mlps.mlp import (data_dependent_mlp, data_dependent_mlp_reference, hebbian_mlp,
                                hebbian_mlp_reference, ntk_mlp, train_mlp)
+from assocmem.sweeps import spread
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_reference
@@ -92,6 +101,11 @@ __all__ = [
     "capacity_search_reference",
     "accuracy_curve",
     "capacity_points",
+    "POINT_KEYS",
+    "weights_seed",
+    "gd_agreement_rules",
+    "median_training",
+    "training_views",
     "capacity_point",
     "load_capacity_results",
     "counting_lower_bound",
@@ -118,8 +132,8 @@ class CapacityConfig:
     ValueError
         On construction: ``dims`` not integers ``>= 2``, ``alphas`` not positive real numbers,
         unknown methods or geometries, a ``beta`` that is not a real ``> -1``, a ``gd_lr`` that is
-        not a real ``> 0``, a ``gd_max_alpha`` that is not a real number, ``gd_epochs``, ``lo`` or
-        ``hi`` that are not positive integers, ``lo > hi``, a negative ``verify`` or a non-integer
+        not a real ``> 0``, a ``gd_max_alpha`` that is not a real number, ``gd_epochs``,
+        ``gd_trainings``, ``lo`` or ``hi`` that are not positive integers, ``lo > hi``, a negative ``verify`` or a non-integer
         ``seed`` (booleans and strings are refused throughout). The fields are stored as given.
     """
 
@@ -131,6 +145,7 @@ class CapacityConfig:
     gd_max_alpha: float = 1.0  # GD is searched only at alpha <= gd_max_alpha (CPU presets)
     gd_epochs: int = 10000  # GD epochs per width (the paper's 10,000 unless labelled)
     gd_lr: float = 1e-3  # GD initial Adam learning rate (cosine to 1e-6)
+    gd_trainings: int = 1  # trainings (initialisations) of GD searched at every GD point
     lo: int = 1  # smallest width searched
     hi: int = 65536  # largest width searched (the seed's protocol: [1, 65536])
     verify: int = 2  # widths above the answer that must also reach 100 %
@@ -152,6 +167,7 @@ class CapacityConfig:
         as_real(self.gd_max_alpha, "gd_max_alpha", finite=False)
         as_real(self.gd_lr, "gd_lr", minimum=0.0, strict_min=True)
         positive_int("gd_epochs", self.gd_epochs)
+        positive_int("gd_trainings", self.gd_trainings)
         positive_int("lo", self.lo)
         positive_int("hi", self.hi)
         if self.lo > self.hi:
@@ -474,10 +490,12 @@ def accuracy_curve(facts: FactSet, method: str, widths, seed: int = 0, *, epochs
 
 
 def capacity_points(config: CapacityConfig) -> list[dict]:
-    """The grid: ``{"method", "geometry", "d", "alpha", "F"}`` per point, method-major.
+    """The grid: ``{"method", "geometry", "d", "alpha", "F", "training"}`` per point, method-major.
 
     GD comes first (its points are the slow ones, so a process pool starts them early) and is
-    skipped at ``alpha > config.gd_max_alpha``.
+    skipped at ``alpha > config.gd_max_alpha``. GD has ``config.gd_trainings`` points per load,
+    trainings ``0, 1, ...`` from independent initialisations on the same fact set
+    (:func:`weights_seed`); every construction is searched once, training 0.
     """
     grid = []
     for method in config.methods:
@@ -486,9 +504,34 @@ def capacity_points(config: CapacityConfig) -> list[dict]:
                 for alpha in config.alphas:
                     if method == "gd" and float(alpha) > config.gd_max_alpha:
                         continue
-                    grid.append({"method": method, "geometry": geometry, "d": int(d), "alpha": float(alpha),
-                                 "F": num_facts(alpha, d)})
+                    for t in range(config.gd_trainings if method == "gd" else 1):
+                        grid.append({"method": method, "geometry": geometry, "d": int(d),
+                                     "alpha": float(alpha), "F": num_facts(alpha, d), "training": t})
     return grid
+
+
+#: The columns of a capacity point without its training: the keys of a point's trainings.
+POINT_KEYS = ("method", "geometry", "d", "alpha", "F")
+
+
+def weights_seed(config: CapacityConfig, point: dict) -> int:
+    """The seed of a point's random weights (features, NTK gate, GD initialisation).
+
+    Training 0 has the seed of the point's key without its training (the seed every point had
+    before the sweep stored trainings, and the one ``capacity_more`` gives its replicate 0), so
+    adding trainings leaves every construction and the first training unchanged; training
+    ``t >= 1`` adds ``t`` to the key, an independent stream.
+
+    Raises
+    ------
+    KeyError
+        A point without one of :data:`POINT_KEYS`.
+    ValueError
+        A training that is not an integer ``>= 0``.
+    """
+    key = {k: point[k] for k in POINT_KEYS}
+    t = as_int(point.get("training", 0), "training", minimum=0)
+    return point_seed(config, {**key, "training": t} if t else key)
 
 
 def search_columns(res: SearchResult, d: int) -> dict:
@@ -510,6 +553,64 @@ def search_columns(res: SearchResult, d: int) -> dict:
     }
 
 
+def gd_agreement_rules(config: CapacityConfig) -> dict:
+    """The rules a rerun of GD rows must meet, as keyword arguments of
+    :func:`assocmem.sweeps.check_spread`.
+
+    A GD row is one training: a rerun on another CPU ends elsewhere, so it is compared with the
+    spread of the stored trainings of its point (keys :data:`POINT_KEYS`), never with one of
+    them. The width ``m`` has resolution 1 (one step of the integer width) and ``W = 3 m d`` one
+    step of ``3 d``; the accuracy at the width found and the best accuracy (1 where a width was
+    found), ``found`` and the settings (``epochs``, ``beta``, ``fact_seed``) must be equal; the
+    search's bookkeeping (evaluations, violations, restarts), the seeds (which differ between
+    trainings) and the time are not compared.
+
+    Raises
+    ------
+    TypeError
+        ``config`` not a CapacityConfig.
+    """
+    if not isinstance(config, CapacityConfig):
+        raise TypeError(f"config must be a CapacityConfig; got {type(config).__name__}")
+    return {
+        "keys": list(POINT_KEYS),
+        "columns": {"m": 1.0, "W": float(3 * max(config.dims))},
+        "exact": ["found", "accuracy", "best_accuracy", "epochs", "beta", "fact_seed"],
+        "ignore": ["n_evaluations", "monotone_violations", "violation_widths", "restarts", "seed",
+                   "weights_seed", "wall_time_s"],
+        "training": "training",
+    }
+
+
+def median_training(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per point of a ``capacity`` frame: each GD point's median training by width ``m``.
+
+    The row is one training's, whole (:func:`assocmem.sweeps.median_training`; a search that found
+    no width ranks above every width); the constructions keep their one row.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``frame`` not a DataFrame, or without the columns :data:`POINT_KEYS`, ``training``, ``m``.
+    """
+    return spread.median_training(frame, POINT_KEYS, "m")
+
+
+def training_views(frame: pd.DataFrame) -> dict[int, pd.DataFrame]:
+    """A ``capacity`` frame as each GD training sees it: ``{t: rows}``, one row per point.
+
+    View ``t`` has training ``t`` of every GD point and every construction's one row
+    (:func:`assocmem.sweeps.training_views`): a claim that involves GD is checked in every view.
+
+    Raises
+    ------
+    TypeError, ValueError
+        ``frame`` not a DataFrame, without the columns :data:`POINT_KEYS` and ``training``, or a
+        GD point that lacks one of the trainings.
+    """
+    return spread.training_views(frame, POINT_KEYS)
+
+
 def capacity_point(config: CapacityConfig, point: dict, device) -> dict:
     """One capacity search: the row of results at one grid point.
 
@@ -520,18 +621,21 @@ def capacity_point(config: CapacityConfig, point: dict, device) -> dict:
         ``found``, ``accuracy`` at ``m``, ``best_accuracy`` over every width tried,
         ``n_evaluations``, ``monotone_violations`` (how many evaluated widths missed above a
         smaller success), ``violation_widths`` (those widths, ``;``-separated), ``restarts``,
-        ``epochs`` (GD's epochs; ``None`` for the constructions), ``beta`` (0 for isotropic) and
-        ``fact_seed``. The engine adds ``seed`` (the weights' seed) and ``wall_time_s``.
+        ``epochs`` (GD's epochs; ``None`` for the constructions), ``beta`` (0 for isotropic),
+        ``fact_seed`` and ``weights_seed`` (:func:`weights_seed`). The engine adds ``seed`` (the
+        point's seed, which the weights do not use) and ``wall_time_s``.
     """
     method, d, F = point["method"], point["d"], point["F"]
     facts = capacity_fact_set(config, d, F, point["geometry"], device=device)
-    res = capacity_search(facts, method, point_seed(config, point), lo=config.lo, hi=config.hi,
+    seed = weights_seed(config, point)
+    res = capacity_search(facts, method, seed, lo=config.lo, hi=config.hi,
                           verify=config.verify, epochs=config.gd_epochs, lr=config.gd_lr, device=device)
     return {
         **search_columns(res, d),
         "epochs": config.gd_epochs if method == "gd" else None,
         "beta": config.beta if point["geometry"] == "anisotropic" else 0.0,
         "fact_seed": fact_seed(config, d, F),
+        "weights_seed": seed,
     }
 
 
@@ -541,10 +645,11 @@ CAPACITY_PRESETS = {
         notes=("GD not searched (minutes per search; see the cpu preset)",),
     ),
     "cpu": CapacityConfig(
-        dims=(64,), alphas=PAPER_ALPHAS, gd_max_alpha=1 / 16,
-        notes=("GD searched at alpha <= 1/16 only (F <= 256); its epochs are the paper's 10,000",),
+        dims=(64,), alphas=PAPER_ALPHAS, gd_max_alpha=1 / 16, gd_trainings=3,
+        notes=("GD searched at alpha <= 1/16 only (F <= 256); its epochs are the paper's 10,000; "
+               "three trainings per GD point",),
     ),
-    "paper": CapacityConfig(dims=(64, 90, 128), alphas=PAPER_ALPHAS),
+    "paper": CapacityConfig(dims=(64, 90, 128), alphas=PAPER_ALPHAS, gd_trainings=3),
 }
 
 register_sweep(

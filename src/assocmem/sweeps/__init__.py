@@ -33,8 +33,10 @@ from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_
 from assocmem.sweeps.spread import (
     check_spread,
     leave_one_training_out,
+    median_training,
     prediction_half_width,
     training_spread,
+    training_views,
 )
 from assocmem.sweeps.store import (
     ConfigMismatchError,
@@ -55,6 +57,8 @@ __all__ = [
     "leave_one_training_out",
     "prediction_half_width",
     "training_spread",
+    "training_views",
+    "median_training",
     "RESERVED_COLUMNS",
     "Sweep",
     "UnknownNameError",

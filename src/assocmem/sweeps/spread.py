@@ -13,6 +13,9 @@ trainings measure:
     minimum and maximum.
 :func:`leave_one_training_out`
     the rule's calibration on the stored rows: each training checked against the others.
+:func:`median_training`, :func:`training_views`
+    one row per point for a table: the median training's whole row, or the table as each
+    training sees it (a claim involving a trained result is checked in every view).
 :func:`check_spread`
     every live value must lie in a prediction interval of one further training around the mean
     of its point's ``n`` stored trainings,
@@ -56,7 +59,14 @@ import pandas as pd
 from assocmem._checks import as_real
 from assocmem.sweeps.agreement import RowsDisagree
 
-__all__ = ["check_spread", "training_spread", "prediction_half_width", "leave_one_training_out"]
+__all__ = [
+    "check_spread",
+    "training_spread",
+    "prediction_half_width",
+    "leave_one_training_out",
+    "median_training",
+    "training_views",
+]
 
 
 def _names(value, what: str) -> list[str]:
@@ -135,6 +145,90 @@ def training_spread(frame: pd.DataFrame, keys: Sequence[str] | str, columns: Ite
                             "min": float(v.min()) if len(v) else np.nan,
                             "max": float(v.max()) if len(v) else np.nan})
     return pd.DataFrame.from_records(records)
+
+
+def median_training(frame: pd.DataFrame, keys: Sequence[str] | str, by: str, *,
+                    training: str = "training") -> pd.DataFrame:
+    """One row per point: the row of the point's median training ranked by ``by``.
+
+    The row is one training's, whole: its columns are never mixed between trainings. With an
+    even number of trainings, or ties, it is the lower median's row, of the smallest training
+    index among tied values; a NaN in ``by`` (a search that found nothing, say) ranks above every
+    number. A point with one row keeps it.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of a sweep, ``training`` numbering the trainings of a point.
+    keys : sequence of str
+        The columns that identify a point (without ``training``; NaN keys are a value).
+    by : str
+        The numeric column the trainings are ranked by.
+    training : str, default "training"
+
+    Returns
+    -------
+    pandas.DataFrame
+        The picked rows in ``frame``'s order, the ``training`` column kept (which training each
+        row is), index reset.
+
+    Raises
+    ------
+    TypeError
+        ``frame`` not a DataFrame.
+    ValueError
+        A missing key, ``by`` or ``training`` column, ``training`` among the keys, or a point
+        with a training twice.
+    """
+    keys = _names(keys, "keys")
+    _check_frame(frame, "frame", keys, [by], training)
+    keyed = frame.reset_index(drop=True)
+    ranked = keyed.sort_values([by, training], kind="stable", na_position="last")
+    picked = [g.index[(len(g) - 1) // 2] for _, g in ranked.groupby(keys, dropna=False, sort=False)]
+    return keyed.loc[sorted(picked)].reset_index(drop=True)
+
+
+def training_views(frame: pd.DataFrame, keys: Sequence[str] | str, *,
+                   training: str = "training") -> dict[int, pd.DataFrame]:
+    """The rows as each training sees them: ``{t: rows}``, one row per point.
+
+    View ``t`` holds, for every point with several trainings, the row of its training ``t``,
+    and every point stored once (a construction, not a training) in every view. A claim that
+    involves a trained result is checked in every view: it holds in all, some or none of the
+    trainings.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    keys : sequence of str
+        The columns that identify a point (without ``training``).
+    training : str, default "training"
+
+    Returns
+    -------
+    dict of int to pandas.DataFrame
+        One view per training index stored by the trained points (``{0: frame}`` when every
+        point is stored once), in order; the ``training`` column dropped, index reset.
+
+    Raises
+    ------
+    TypeError
+        ``frame`` not a DataFrame.
+    ValueError
+        A missing column, ``training`` among the keys, a point with a training twice, or a
+        trained point that lacks one of the trainings the others store.
+    """
+    keys = _names(keys, "keys")
+    _check_frame(frame, "frame", keys, [], training)
+    counts = frame.groupby(keys, dropna=False, sort=False)[training].transform("size")
+    trained = counts > 1
+    indices = sorted(int(t) for t in frame.loc[trained, training].unique()) or [0]
+    held = frame[trained].groupby(keys, dropna=False, sort=False)[training].apply(
+        lambda t: sorted(int(v) for v in t) == indices)
+    if not held.all():
+        raise ValueError(f"a trained point lacks one of the trainings {indices}")
+    return {t: frame[~trained | (frame[training] == t)].drop(columns=training).reset_index(drop=True)
+            for t in indices}
 
 
 def _check_frame(frame, name, keys, columns, training) -> None:
