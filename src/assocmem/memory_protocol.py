@@ -206,8 +206,8 @@ def decode(outputs, values) -> torch.Tensor:
 class AssociativeMemory(abc.ABC):
     """A memory of key-value pairs: the protocol that every memory of the book is measured through.
 
-    Subclasses implement :meth:`_write` and :meth:`_read` on checked tensors, and
-    :attr:`num_parameters`; they may override :attr:`num_bits` when not every parameter is stored
+    Subclasses implement :meth:`_write` and :meth:`_read` on checked tensors, :meth:`_reset`
+    (what :meth:`reset` forgets) and :attr:`num_parameters`; they may override :attr:`num_bits` when not every parameter is stored
     at the memory's dtype (binary SDM addresses take one bit). The public :meth:`write` and
     :meth:`read` check shapes, dtypes, finiteness and the order of calls, so every memory refuses
     bad input with the same messages. See the module docstring for the conventions.
@@ -257,8 +257,14 @@ class AssociativeMemory(abc.ABC):
     def num_parameters(self) -> int:
         """The parameter count ``W`` (module docstring: every number the read depends on)."""
 
+    @abc.abstractmethod
     def _reset(self) -> None:
-        """Forget every pair (subclasses with state override it)."""
+        """Forget every pair: return the state to what construction left.
+
+        Abstract, so that a memory cannot keep its pairs through :meth:`reset` by forgetting to
+        say how to drop them; a memory whose state is nothing but :attr:`num_pairs` writes
+        ``pass`` here, on purpose.
+        """
 
     # -- the protocol ------------------------------------------------------------------------
     @property
