@@ -219,7 +219,8 @@ class AssociativeMemory(abc.ABC):
     dtype : torch.dtype, default torch.float64
         float32 or float64.
     device : str or torch.device, default "cpu"
-        Resolved with :func:`assocmem.devices.resolve_device` (``"auto"`` picks CUDA, MPS, CPU).
+        Resolved with :func:`assocmem.devices.resolve_device` for ``dtype`` (``"auto"`` picks CUDA,
+        MPS, CPU; MPS is skipped for float64, which it cannot compute in, and refused by name).
 
     Attributes
     ----------
@@ -240,7 +241,7 @@ class AssociativeMemory(abc.ABC):
         self.d_k = positive_int("d_k", d_k)
         self.d_v = positive_int("d_v", d_v)
         self.dtype = check_float_dtype(dtype)
-        self.device = resolve_device(device)
+        self.device = resolve_device(device, dtype=self.dtype)
         self.num_pairs = 0
 
     # -- what subclasses provide ---------------------------------------------------------------
