@@ -58,3 +58,56 @@ def test_cuda_indices_are_checked_against_this_machine():
         resolve_device(f"cuda:{n}")
     with pytest.raises(RuntimeError, match=f"this machine has {n} CUDA device"):
         resolve_device(torch.device("cuda", n))
+
+
+@pytest.fixture
+def a_mac(monkeypatch):
+    """This machine as a Mac: MPS available, no CUDA (the availability checks patched)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+
+
+def test_auto_skips_mps_for_float64(a_mac):
+    assert resolve_device("auto") == torch.device("mps")
+    assert resolve_device("auto", dtype=torch.float32) == torch.device("mps")
+    assert resolve_device("auto", dtype=torch.float64) == torch.device("cpu")
+    assert resolve_device(None, dtype=torch.float64) == torch.device("cpu")
+
+
+def test_mps_by_name_with_float64_is_a_clear_error(a_mac):
+    assert resolve_device("mps", dtype=torch.float32) == torch.device("mps")
+    for request in ("mps", "mps:0", torch.device("mps")):
+        with pytest.raises(ValueError, match=r"cannot compute in torch\.float64 .*dtype=torch\.float32"):
+            resolve_device(request, dtype=torch.float64)
+    with pytest.raises(ValueError, match="dtype must be a torch.dtype"):
+        resolve_device("cpu", dtype="float64")
+
+
+def test_float64_memories_and_fact_sets_pass_their_dtype(a_mac):
+    """The float64 constructors ask for their dtype's device: "auto" on a Mac is the CPU for them."""
+    from assocmem.compare.adapters import MatrixAdapter
+    from assocmem.linear.memory import OuterProductMemory
+    from assocmem.mlps.facts import make_fact_set
+
+    assert MatrixAdapter(2, 2, device="auto").device == torch.device("cpu")
+    assert OuterProductMemory(2, 2, device="auto").device == torch.device("cpu")
+    assert make_fact_set(3, 2, device="auto").keys.device == torch.device("cpu")
+
+
+def test_only_cpu_generators_are_accepted():
+    from assocmem.devices import check_cpu_generator
+
+    gen = torch.Generator()
+    assert check_cpu_generator(gen) is gen
+    with pytest.raises(ValueError, match="must be a torch.Generator"):
+        check_cpu_generator(3)
+    with pytest.raises(ValueError, match=r"seed is a torch.Generator on cuda:0; random draws happen on the CPU"):
+        check_cpu_generator(CudaGenerator())
+
+
+class CudaGenerator(torch.Generator):
+    """Stands for a CUDA generator on a machine without one: reports cuda:0 as its device."""
+
+    @property
+    def device(self):
+        return torch.device("cuda", 0)

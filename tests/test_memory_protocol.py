@@ -135,6 +135,26 @@ def test_abstract_base_cannot_be_built():
         AssociativeMemory(2, 2)
 
 
+def test_a_memory_must_say_how_it_forgets():
+    """Without ``_reset`` a memory would keep its pairs through reset(): it cannot be built."""
+
+    class Forgetful(AssociativeMemory):
+        def _write(self, keys, values):
+            self.kept = values
+
+        def _read(self, queries):
+            return self.kept[: queries.shape[0]]
+
+        @property
+        def num_parameters(self):
+            return 0
+
+    with pytest.raises(TypeError, match="_reset"):
+        Forgetful(2, 2)
+    mem = Table(3, 2).write(torch.eye(3), torch.ones(3, 2))
+    assert mem.reset().num_pairs == 0 and mem.keys.shape == (0, 3)  # an honest reset empties the table
+
+
 def test_decode_is_the_strict_argmax():
     values = torch.eye(3)
     out = torch.tensor([[2.0, 1, 0], [0, 0, 0], [1, 1, 0.5], [0, 0.1, 3]])

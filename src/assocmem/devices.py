@@ -1,5 +1,13 @@
 """Device selection shared by every module: ``device="auto"`` picks CUDA, then MPS, then CPU.
 
+MPS has no float64: :func:`resolve_device` given ``dtype=torch.float64`` skips it under
+``"auto"`` and refuses it when it is asked for by name.
+
+Random draws follow one rule across the library: they happen on the CPU, from a CPU generator
+seeded by the seed, and the result moves to the target device, so that a seed gives the same
+numbers on every device (the book's committed outputs are CPU draws). :func:`check_cpu_generator`
+refuses a generator of another device where a user may pass one.
+
 Also :func:`torch_threads`, the one place that sets torch's CPU thread count for a block of work
 and restores it afterwards.
 """
@@ -12,12 +20,12 @@ from numbers import Integral
 
 import torch
 
-__all__ = ["resolve_device", "torch_threads"]
+__all__ = ["resolve_device", "check_cpu_generator", "torch_threads"]
 
 _KNOWN = ("auto", "cpu", "cuda", "mps")
 
 
-def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
+def resolve_device(device: str | torch.device | None = "auto", *, dtype: torch.dtype | None = None) -> torch.device:
     """Turn a device request into a :class:`torch.device`.
 
     Parameters
@@ -27,6 +35,9 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
         ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` (and ``"cpu:0"``, ``"mps:0"``) are passed
         through after checking the backend exists. A :class:`torch.device` is returned as it is,
         after the same check for CUDA and MPS.
+    dtype : torch.dtype, optional
+        The dtype the caller will compute in. ``torch.float64``: ``"auto"`` skips MPS (Apple
+        GPUs have no float64; CUDA, else the CPU), and an MPS device asked for by name is refused.
 
     Returns
     -------
@@ -36,20 +47,25 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
     ------
     ValueError
         If ``device`` is not a string, a :class:`torch.device` or ``None``; if the name is not
-        one of ``auto``, ``cpu``, ``cuda``, ``mps`` (names are case-sensitive, without spaces); or
-        if its index is not a non-negative integer (``"cuda:x"``, ``"cpu:-1"``, ``"auto:0"``).
+        one of ``auto``, ``cpu``, ``cuda``, ``mps`` (names are case-sensitive, without spaces); if
+        its index is not a non-negative integer (``"cuda:x"``, ``"cpu:-1"``, ``"auto:0"``); if
+        ``dtype`` is neither ``None`` nor a :class:`torch.dtype`; or if an MPS device is asked for
+        with ``dtype=torch.float64`` (the message names float32 and the CPU).
     RuntimeError
         If a CUDA or MPS device is requested but not available on this machine, or ``cuda:N``
         names a GPU this machine does not have.
     """
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        raise ValueError(f"dtype must be a torch.dtype or None; got {dtype!r}")
+    wide = dtype == torch.float64
     if isinstance(device, torch.device):
         _check_available(device, repr(device))
-        return device
+        return _check_float64(device, repr(device), wide)
     if device is None or (isinstance(device, str) and device == "auto"):
         if torch.cuda.is_available():
             return torch.device("cuda")
         mps = getattr(torch.backends, "mps", None)
-        if mps is not None and mps.is_available():
+        if not wide and mps is not None and mps.is_available():
             return torch.device("mps")
         return torch.device("cpu")
     if not isinstance(device, str):
@@ -65,7 +81,49 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
                          "(e.g. 'cuda:1')")
     out = torch.device(device)
     _check_available(out, repr(device))
-    return out
+    return _check_float64(out, repr(device), wide)
+
+
+def _check_float64(device: torch.device, shown: str, wide: bool) -> torch.device:
+    """``device``, or a ValueError if it is MPS and the caller computes in float64."""
+    if wide and device.type == "mps":
+        raise ValueError(f"device {shown} cannot compute in torch.float64 (Apple's MPS has no float64); "
+                         "use dtype=torch.float32 on MPS, or device='cpu' (device='auto' picks the CPU "
+                         "for float64 on a Mac)")
+    return device
+
+
+def check_cpu_generator(generator: torch.Generator, name: str = "seed") -> torch.Generator:
+    """``generator`` if it draws on the CPU; a clear error otherwise.
+
+    The library draws on the CPU and moves the result (module docstring), so a generator of
+    another device could not drive the draw; refusing it says why, where torch would fail with a
+    device mismatch deep inside the call.
+
+    Parameters
+    ----------
+    generator : torch.Generator
+    name : str, default "seed"
+        The argument's name in the caller, for the message.
+
+    Returns
+    -------
+    torch.Generator
+        ``generator`` itself.
+
+    Raises
+    ------
+    ValueError
+        If ``generator`` is not a :class:`torch.Generator`, or lives on a device other than the
+        CPU (the message says to pass an int seed or a CPU generator).
+    """
+    if not isinstance(generator, torch.Generator):
+        raise ValueError(f"{name} must be a torch.Generator here; got {type(generator).__name__}")
+    if generator.device.type != "cpu":
+        raise ValueError(f"{name} is a torch.Generator on {generator.device}; random draws happen on the CPU "
+                         "(a seed gives the same numbers on every device) and then move to the target device: "
+                         "pass an int seed or a CPU torch.Generator")
+    return generator
 
 
 def _check_available(device: torch.device, shown: str) -> None:

@@ -206,8 +206,8 @@ def decode(outputs, values) -> torch.Tensor:
 class AssociativeMemory(abc.ABC):
     """A memory of key-value pairs: the protocol that every memory of the book is measured through.
 
-    Subclasses implement :meth:`_write` and :meth:`_read` on checked tensors, and
-    :attr:`num_parameters`; they may override :attr:`num_bits` when not every parameter is stored
+    Subclasses implement :meth:`_write` and :meth:`_read` on checked tensors, :meth:`_reset`
+    (what :meth:`reset` forgets) and :attr:`num_parameters`; they may override :attr:`num_bits` when not every parameter is stored
     at the memory's dtype (binary SDM addresses take one bit). The public :meth:`write` and
     :meth:`read` check shapes, dtypes, finiteness and the order of calls, so every memory refuses
     bad input with the same messages. See the module docstring for the conventions.
@@ -219,7 +219,8 @@ class AssociativeMemory(abc.ABC):
     dtype : torch.dtype, default torch.float64
         float32 or float64.
     device : str or torch.device, default "cpu"
-        Resolved with :func:`assocmem.devices.resolve_device` (``"auto"`` picks CUDA, MPS, CPU).
+        Resolved with :func:`assocmem.devices.resolve_device` for ``dtype`` (``"auto"`` picks CUDA,
+        MPS, CPU; MPS is skipped for float64, which it cannot compute in, and refused by name).
 
     Attributes
     ----------
@@ -240,7 +241,7 @@ class AssociativeMemory(abc.ABC):
         self.d_k = positive_int("d_k", d_k)
         self.d_v = positive_int("d_v", d_v)
         self.dtype = check_float_dtype(dtype)
-        self.device = resolve_device(device)
+        self.device = resolve_device(device, dtype=self.dtype)
         self.num_pairs = 0
 
     # -- what subclasses provide ---------------------------------------------------------------
@@ -257,8 +258,14 @@ class AssociativeMemory(abc.ABC):
     def num_parameters(self) -> int:
         """The parameter count ``W`` (module docstring: every number the read depends on)."""
 
+    @abc.abstractmethod
     def _reset(self) -> None:
-        """Forget every pair (subclasses with state override it)."""
+        """Forget every pair: return the state to what construction left.
+
+        Abstract, so that a memory cannot keep its pairs through :meth:`reset` by forgetting to
+        say how to drop them; a memory whose state is nothing but :attr:`num_pairs` writes
+        ``pass`` here, on purpose.
+        """
 
     # -- the protocol ------------------------------------------------------------------------
     @property

@@ -17,6 +17,7 @@ import torch
 from assocmem.compare import adapters as A
 from assocmem.compare import harness as H
 from assocmem.compare import table_sweeps as TS
+from assocmem.linear.memory import OuterProductMemory
 
 F64 = torch.float64
 FACTS = H.table_facts(4, 8)
@@ -69,6 +70,9 @@ BAD = [
     pytest.param(H.first_facts, ("facts", 2), {}, "facts must be a FactSet", id="first-facts-not-facts"),
     pytest.param(H.first_facts, (FACTS, True), {}, "F must be an integer", id="first-facts-bool"),
     pytest.param(H.recall, ("memory", FACTS), {}, "memory must be an AssociativeMemory", id="recall-not-memory"),
+    pytest.param(H.recall, (OuterProductMemory(4, 4, device="cpu"), FACTS), {},
+                 "got OuterProductMemory; wrap a memory of the library in its adapter",
+                 id="recall-unwrapped-outer-product"),
     pytest.param(H.recall, (WRITTEN, "facts"), {}, "facts must be a FactSet", id="recall-not-facts"),
     pytest.param(H.read_error, (WRITTEN, "facts"), {}, "facts must be a FactSet", id="read-error-not-facts"),
     pytest.param(H.read_error, (None, FACTS), {}, "memory must be an AssociativeMemory", id="read-error-none"),

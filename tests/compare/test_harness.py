@@ -9,7 +9,10 @@ import torch
 
 from assocmem.compare import harness as H
 from assocmem.compare.adapters import MatrixAdapter, make_memory
+from assocmem.linear.memory import OuterProductMemory
 from assocmem.linear.theory import additive_read_error
+from assocmem.memory_protocol import MemoryNotWrittenError
+from assocmem.mlps.facts import FactSet
 
 
 def test_fact_sets_are_nested_unit_and_shared():
@@ -24,6 +27,78 @@ def test_fact_sets_are_nested_unit_and_shared():
     # the spike concentrates the keys: their mean overlap grows
     mean_cos = lambda k: float((k @ k.T).abs().mean())  # noqa: E731
     assert mean_cos(spiked.keys) > mean_cos(a.keys)
+
+
+def test_first_facts_keeps_the_map_of_the_facts():
+    """Fact i of the subset returns what fact i of the whole set returns, whatever the map."""
+    keys = H.table_facts(6, 8, seed=2).keys
+    values = H.table_facts(6, 4, seed=3).values
+    facts = FactSet(keys, values, torch.tensor([3, 1, 3, 0, 2, 1, 0, 2]))
+    sub = H.first_facts(facts, 4)
+    assert torch.equal(sub.keys, keys[:4]) and torch.equal(sub.targets, facts.targets[:4])
+    assert torch.equal(sub.values, values[[0, 1, 3]]) and sub.mapping.tolist() == [2, 1, 2, 0]
+    with pytest.raises(ValueError, match="at least two value rows"):  # facts 0 and 2 share one value
+        H.recall(MatrixAdapter(6, 6, "least_squares").write(keys[[0, 2]], values[[3, 3]]),
+                 H.first_facts(FactSet(keys[[0, 2]], values, torch.tensor([3, 3])), 2))
+
+
+def test_capacity_measures_the_users_fact_set():
+    """A permuted map is the same fact set as the permuted value table with the identity map."""
+    base = H.table_facts(6, 24, seed=4)
+    perm = torch.randperm(24, generator=torch.Generator().manual_seed(5))
+    mapped = FactSet(base.keys, base.values, perm)
+    tabled = FactSet(base.keys, base.values[perm], torch.arange(24))
+    build = lambda: MatrixAdapter(6, 6, "outer_product")  # noqa: E731
+    for F in (2, 5, 11):
+        a, b = H.first_facts(mapped, F), H.first_facts(tabled, F)
+        assert torch.equal(a.targets, b.targets)
+        assert H.recall(build().write(a.keys, a.targets), a) == H.recall(build().write(b.keys, b.targets), b)
+    assert H.capacity(build, mapped)[:2] == H.capacity(build, tabled)[:2]
+
+
+@pytest.mark.parametrize("geometry", H.GEOMETRIES)
+def test_the_books_fact_sets_have_the_identity_map(geometry):
+    """So first_facts is bit for bit the prefix the memory_table results were computed on."""
+    facts = H.table_facts(8, 32, geometry, seed=7)
+    assert torch.equal(facts.mapping, torch.arange(32))
+    for F in (1, 2, 17, 32):
+        sub = H.first_facts(facts, F)
+        assert torch.equal(sub.keys, facts.keys[:F]) and torch.equal(sub.values, facts.values[:F])
+        assert torch.equal(sub.mapping, torch.arange(F))
+
+
+def test_first_facts_stays_on_the_device_of_the_facts():
+    """Nothing is made on the default device: with another one in force (meta, standing for a GPU
+    while the facts are elsewhere), the subset still lives with the facts."""
+    facts = H.table_facts(4, 8)
+    with torch.device("meta"):
+        sub = H.first_facts(facts, 5)
+    assert sub.keys.device == sub.mapping.device == facts.keys.device
+
+
+def test_an_empty_memory_is_an_error_not_a_recall_of_zero():
+    facts = H.first_facts(H.table_facts(8, 16), 4)
+    with pytest.raises(MemoryNotWrittenError, match="is empty"):
+        H.recall(MatrixAdapter(8, 8), facts)
+    written = MatrixAdapter(8, 8).write(facts.keys, facts.targets)
+    assert H.recall(written, facts) == 1.0
+    with pytest.raises(MemoryNotWrittenError, match="is empty"):
+        H.read_error(written.reset(), facts)
+    with pytest.raises(ValueError, match="wrap a memory of the library in its adapter"):
+        H.recall(OuterProductMemory(8, 8, device="cpu"), facts)  # reads zeros: recall 0 before
+
+
+class _ReadsAnyway(MatrixAdapter):
+    """An AssociativeMemory whose public read skips the protocol's check for an empty memory."""
+
+    def read(self, queries):
+        return self._read(torch.as_tensor(queries, dtype=self.dtype))
+
+
+def test_the_harness_checks_the_writes_itself():
+    facts = H.first_facts(H.table_facts(8, 16), 4)
+    with pytest.raises(MemoryNotWrittenError, match="_ReadsAnyway is empty"):
+        H.recall(_ReadsAnyway(8, 8), facts)
 
 
 def test_recall_read_error_and_noise_on_an_exact_memory():

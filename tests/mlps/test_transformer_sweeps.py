@@ -311,6 +311,41 @@ def test_usable_keys_are_judged_on_held_out_contexts(one_thread, monkeypatch):
     assert seen["correct"] == [scored] and seen["noise"] == [held, scored]  # eps from held; losses from scored
 
 
+def test_the_usable_key_test_runs_before_the_swap_moves_the_mlp(one_thread, monkeypatch):
+    """with_mlp moves the MLP it is given to the model's device in place, while the facts stay on
+    the CPU: the usable-key test must have run by then. Stand-in for a GPU: once the swapped model
+    is scored, the MLP is moved to the meta device, as the swap would have moved it to CUDA."""
+    from assocmem.mlps import transformer as T
+
+    real_correct = T.ssfr_correct
+
+    def correct_then_move(model, *args):
+        out = real_correct(model, *args)
+        model.mlp.to("meta")
+        return out
+
+    tested_on = []  # where the MLP's weights were when the usable-key test read it
+    real_usable = S.usable_keys
+
+    def usable_keys(mlp, facts, *args):
+        tested_on.append((next(mlp.parameters()).device, facts.keys.device))
+        return real_usable(mlp, facts, *args)
+
+    monkeypatch.setattr(T, "ssfr_correct", correct_then_move)
+    monkeypatch.setattr(S, "usable_keys", usable_keys)
+    u = dataclasses.replace(S.USABILITY_PRESETS["quick"], widths=(4,), steps=5)
+    rows = S.usability_point(u, S.usability_points(u)[0], CPU)
+    assert [r["m"] for r in rows] == [4] and 0 <= rows[0]["usable_fraction"] <= 1
+    assert tested_on == [(CPU, CPU)]  # (a CPU matmul with meta weights returns garbage, not an error)
+
+
+def test_usable_keys_refuses_an_mlp_on_another_device():
+    facts = make_fact_set(6, 4, tied=False, seed=0)
+    mlp = torch.nn.Linear(4, 4, dtype=torch.float64).to("meta")
+    with pytest.raises(ValueError, match="the MLP's weights are on meta but the facts are on cpu"):
+        S.usable_keys(mlp, facts, torch.zeros(6, dtype=torch.float64), 2, 0)
+
+
 def test_capacity_setup_is_deterministic_and_shares_the_embeddings():
     cfg = S.TRANSFORMER_CAPACITY_PRESETS["quick"]
     point = S.transformer_capacity_points(cfg)[0]

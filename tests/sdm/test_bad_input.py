@@ -54,6 +54,17 @@ EMPTY8 = torch.zeros(0, 8, dtype=torch.uint8)
 IMAGES = np.random.default_rng(0).random((12, 16)) + 0.1
 
 
+class CudaGenerator(torch.Generator):
+    """Stands for a CUDA generator on a machine without one: reports cuda:0 as its device."""
+
+    @property
+    def device(self):
+        return torch.device("cuda", 0)
+
+
+CUDA_GEN = r"seed is a torch\.Generator on cuda:0; random draws happen on the CPU"
+
+
 def _rule(name="Binary_SDM", n=8, d=2, **kw):
     return make_read_rule(name, n, d, device=CPU, **kw)
 
@@ -152,6 +163,12 @@ ERRORS = [
     (sdm.attention_weights, (U4.float() * 3e19, U4.float() * 3e19, 1.0), {"normalize": False}, ValueError,
      r"the scores query @ keys.T overflow torch\.float32"),
     (sdm.attention_read, (U4, U4, U4[:3], 1.0), {}, ValueError, r"values must have shape \(m, n_p\) with m = 4"),
+    # 0/1 bit patterns are not the bipolar vectors beta is fitted on (Eq. 5): refused, naming bipolar
+    (sdm.attention_weights, (P8, sdm.bipolar(P8), 1.0), {}, ValueError,
+     r"query holds 0/1 bit patterns \(dtype torch\.uint8\).*Pass bipolar\(query\)"),
+    (sdm.attention_weights, (sdm.bipolar(P8), P8.bool(), 1.0), {"normalize": False}, ValueError,
+     r"keys holds 0/1 bit patterns \(dtype torch\.bool\)"),
+    (sdm.attention_read, (P8.numpy(), P8, P8, 1.0), {}, ValueError, r"query holds 0/1 bit patterns"),
     (sdm.hamming_distance, (torch.zeros(2, 4), torch.zeros(3, 4)), {}, ValueError,
      r"the leading shapes of a \(2,\) and b \(3,\) do not broadcast"),
     (sdm.sphere_hamming, (torch.ones(2, 4), torch.ones(3, 4)), {}, ValueError,
@@ -163,6 +180,12 @@ ERRORS = [
     (sdm.majority, ("abc",), {}, ValueError, "x must be a tensor or array-like, got str"),
     (sdm.flip_bits, (P8, True), {}, ValueError, "k must be an integer, got the boolean"),
     (sdm.random_binary_patterns, (2, 4), {"seed": 2**65}, ValueError, r"seed must lie in \[-2\^63, 2\^64 - 1\]"),
+    # the draws happen on the CPU and then move: a generator of another device is refused up front
+    (sdm.random_binary_patterns, (2, 4), {"seed": CudaGenerator()}, ValueError, CUDA_GEN),
+    (sdm.flip_bits, (P8, 2), {"seed": CudaGenerator()}, ValueError, CUDA_GEN),
+    (sdm.rotate_to_cosine, (torch.ones(2, 4), 0.5), {"seed": CudaGenerator()}, ValueError, CUDA_GEN),
+    (NeuronSDM, (8, 16, 2), {"seed": CudaGenerator(), "device": CPU}, ValueError, CUDA_GEN),
+    (sdm.convergence.random_patterns, (4, 8), {"seed": CudaGenerator()}, ValueError, CUDA_GEN),
     (sdm.bipolar, (torch.ones(4, dtype=torch.bfloat16),), {}, ValueError, r"x dtype torch\.bfloat16 is not supported"),
     (NeuronSDM, (8, True, 2), {"device": CPU}, ValueError, "r must be an integer, got the boolean"),
     (NeuronSDM, (8, 16, 9), {"device": CPU}, ValueError, r"the radius d must lie in \[0, n\] = \[0, 8\], got 9"),

@@ -57,7 +57,7 @@ import pandas as pd
 import torch
 
 from assocmem._checks import as_int, as_real, positive_int, whole_numbers
-from assocmem.memory_protocol import AssociativeMemory, decode
+from assocmem.memory_protocol import AssociativeMemory, MemoryNotWrittenError, decode
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
 from assocmem.mlps.margins.noisy_queries import perturb_queries
 from assocmem.sweeps.search import smallest_width
@@ -90,9 +90,28 @@ def _check_facts(facts) -> FactSet:
 
 
 def _check_memory(memory) -> AssociativeMemory:
+    """``memory`` if it is an AssociativeMemory with pairs written; a clear error otherwise.
+
+    A memory of a Part on its own (an :class:`~assocmem.linear.memory.OuterProductMemory`, an MLP)
+    is refused with the adapter to use: such a memory reads zeros, or noise, before any write, and
+    the decoder would count that as facts lost instead of saying the memory is empty.
+    """
     if not isinstance(memory, AssociativeMemory):
-        raise ValueError(f"memory must be an AssociativeMemory (a written memory); got {type(memory).__name__}")
+        hint = ""
+        if callable(getattr(memory, "read", None)) or callable(getattr(memory, "forward", None)):
+            hint = ("; wrap a memory of the library in its adapter (assocmem.compare.adapters: make_memory, "
+                    "MatrixAdapter, MLPAdapter, ...), which checks its input and knows whether it was written")
+        raise ValueError(f"memory must be an AssociativeMemory (a written memory); got {type(memory).__name__}"
+                         + hint)
+    if memory.num_pairs == 0:
+        raise MemoryNotWrittenError(f"{type(memory).__name__} is empty: write the facts "
+                                    "(memory.write(facts.keys, facts.targets)) before measuring it")
     return memory
+
+
+def _recalled(outputs: torch.Tensor, facts: FactSet) -> float:
+    """Fraction of the rows of ``outputs`` ``(F, d_v)`` that decode to their fact's value row."""
+    return float((decode(outputs, facts.values) == facts.mapping.to(outputs.device)).double().mean())
 
 
 def _check_build(build) -> Callable[[], AssociativeMemory]:
@@ -145,7 +164,28 @@ def table_facts(d: int, F_max: int, geometry: str = "isotropic", seed: int = 0, 
 
 
 def first_facts(facts: FactSet, F: int) -> FactSet:
-    """The first ``F`` facts of ``facts`` (keys, values and map), ``1 <= F <= num_facts``.
+    """The first ``F`` facts of ``facts``: their keys, the value rows they map to, and their map.
+
+    Fact ``i < F`` keeps its association ``k_i -> v_{f(i)}``. The value table of the subset is
+    the rows the ``F`` facts use, in the order of ``facts.values`` (so the decoder compares an
+    output with the values of the facts stored, as for the whole set), and the map is re-indexed
+    into it. For the identity map of :func:`table_facts` this is ``keys[:F]``, ``values[:F]`` and
+    the identity: bit for bit what the harness has always measured.
+
+    Parameters
+    ----------
+    facts : FactSet
+        Keys ``(F_max, d)``, values ``(V, d)``, map ``(F_max,)``, on any device.
+    F : int
+        How many facts, ``1 <= F <= F_max``.
+
+    Returns
+    -------
+    FactSet
+        Keys ``(F, d)``, values ``(V_F, d)`` with ``V_F`` the number of distinct rows in
+        ``facts.mapping[:F]``, map ``(F,)`` int64; dtype, device and ``unit_norm`` of ``facts``.
+        A prefix whose facts all share one value row has ``V_F = 1``, which :func:`recall`
+        refuses (a decoder with no competitor decides nothing).
 
     Raises
     ------
@@ -156,7 +196,9 @@ def first_facts(facts: FactSet, F: int) -> FactSet:
     F = as_int(F, "F", minimum=1)
     if F > facts.num_facts:
         raise ValueError(f"F = {F} exceeds the {facts.num_facts} facts drawn")
-    return FactSet(facts.keys[:F], facts.values[:F], torch.arange(F), unit_norm=facts.unit_norm)
+    # on the map's own device: the rows used (sorted) and each fact's index among them
+    used, mapping = torch.unique(facts.mapping[:F], sorted=True, return_inverse=True)  # (V_F,), (F,)
+    return FactSet(facts.keys[:F], facts.values[used], mapping, unit_norm=facts.unit_norm)
 
 
 def _built(build: Callable[[], AssociativeMemory]) -> AssociativeMemory:
@@ -191,9 +233,12 @@ def recall(memory: AssociativeMemory, facts: FactSet, queries=None) -> float:
     Raises
     ------
     ValueError
-        ``memory`` not an AssociativeMemory or ``facts`` not a FactSet, ``queries`` whose shape
-        is not the keys' ``(F, d_k)`` (one query per fact), or what
+        ``memory`` not an AssociativeMemory (a memory of a Part that is not wrapped in its
+        adapter: the message names the adapters) or ``facts`` not a FactSet, ``queries`` whose
+        shape is not the keys' ``(F, d_k)`` (one query per fact), or what
         :meth:`AssociativeMemory.read` and :func:`decode` refuse.
+    MemoryNotWrittenError
+        ``memory`` has no pairs written (never, or not since :meth:`AssociativeMemory.reset`).
     """
     _check_memory(memory)
     _check_facts(facts)
@@ -202,8 +247,7 @@ def recall(memory: AssociativeMemory, facts: FactSet, queries=None) -> float:
         if shape != tuple(facts.keys.shape):
             raise ValueError(f"queries must have the keys' shape (F, d_k) = {tuple(facts.keys.shape)}, one per "
                              f"fact; got shape {shape}")
-    y = memory.read(facts.keys if queries is None else queries)
-    return float((decode(y, facts.values) == facts.mapping.to(y.device)).double().mean())
+    return _recalled(memory.read(facts.keys if queries is None else queries), facts)
 
 
 def read_error(memory: AssociativeMemory, facts: FactSet) -> float:
@@ -214,6 +258,8 @@ def read_error(memory: AssociativeMemory, facts: FactSet) -> float:
     ValueError
         ``memory`` not an AssociativeMemory or ``facts`` not a FactSet, or what
         :meth:`AssociativeMemory.read` refuses.
+    MemoryNotWrittenError
+        ``memory`` has no pairs written.
     """
     _check_memory(memory)
     _check_facts(facts)
@@ -278,8 +324,7 @@ def timed_recall(build: Callable[[], AssociativeMemory], facts: FactSet) -> tupl
     t1 = time.perf_counter()
     y = memory.read(facts.keys)
     t2 = time.perf_counter()
-    acc = float((decode(y, facts.values) == facts.mapping).double().mean())
-    return t1 - t0, t2 - t1, acc
+    return t1 - t0, t2 - t1, _recalled(y, facts)
 
 
 def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: int = 2):

@@ -132,7 +132,7 @@ def unit_vectors_2d(angles, *, dtype: torch.dtype = torch.float64, device=None) 
     dtype = _check_dtype(dtype)
     a = _real_float(angles, "angles", dtype, numbers_only=True)
     if device is not None:
-        a = a.to(resolve_device(device))
+        a = a.to(resolve_device(device, dtype=dtype))
     return torch.stack([torch.cos(a), torch.sin(a)], dim=-1)  # (..., 2)
 
 

@@ -178,7 +178,8 @@ class MatrixMemory(nn.Module):
         Dtype of the state, float32 or float64; inputs are converted to it. A string names a torch dtype
         (``"float64"``, ``"torch.float32"``, ``"double"``).
     device : str or torch.device, default ``"auto"``
-        Passed to :func:`assocmem.devices.resolve_device`.
+        Passed to :func:`assocmem.devices.resolve_device` with ``dtype`` (a float64 memory is
+        never placed on MPS, which has no float64).
 
     Raises
     ------
@@ -204,7 +205,7 @@ class MatrixMemory(nn.Module):
         self.d_k = positive_int("d_k", d_k)
         self.d_v = positive_int("d_v", d_v)
         dtype = _floating_dtype(dtype)
-        dev = resolve_device(device)
+        dev = resolve_device(device, dtype=dtype)
         self.register_buffer("S", torch.zeros(d_v, d_k, dtype=dtype, device=dev))  # (d_v, d_k)
         self.num_pairs = 0  # rows passed to write() since the last reset (passes not counted)
 

@@ -225,7 +225,8 @@ def time_attention_vs_T(
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1; got {rounds}")
     methods = _names(methods, "method", ATTENTION_METHODS)
-    dt, dev = _dtype(dtype), resolve_device(device)
+    dt = _dtype(dtype)
+    dev = resolve_device(device, dtype=dt)
     d_k, d_v, chunk_size = positive_int("d_k", d_k), positive_int("d_v", d_v), positive_int("chunk_size", chunk_size)
     min_run_time = as_real(min_run_time, "min_run_time", minimum=0.0, strict_min=True)
     g = torch.Generator().manual_seed(as_int(seed, "seed"))
@@ -304,7 +305,8 @@ def time_decoding(
     if T < 1 or repeats < 1 or heads < 1:
         raise ValueError(f"T, repeats and heads must be >= 1; got T={T}, repeats={repeats}, heads={heads}")
     d_k, d_v = positive_int("d_k", d_k), positive_int("d_v", d_v)
-    dt, dev = _dtype(dtype), resolve_device(device)
+    dt = _dtype(dtype)
+    dev = resolve_device(device, dtype=dt)
     g = torch.Generator().manual_seed(as_int(seed, "seed"))
     q, k, v = (torch.randn(T, heads, d, generator=g, dtype=dt).to(dev) for d in (d_k, d_k, d_v))  # (T, H, d)
     edges = [1]

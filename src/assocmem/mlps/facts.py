@@ -173,8 +173,8 @@ class FactSet:
             A ``dtype`` other than torch.float32 or torch.float64 (the dtype policy of
             :mod:`assocmem.dtypes`), or a cast that overflows it (rows beyond float32's range).
         """
-        dev = None if device is None else resolve_device(device)
         dt = self.keys.dtype if dtype is None else check_float_dtype(dtype)
+        dev = None if device is None else resolve_device(device, dtype=dt)
         return FactSet(
             cast_checked(self.keys, dt, "keys").to(device=dev),
             cast_checked(self.values, dt, "values").to(device=dev),
@@ -263,7 +263,7 @@ def make_fact_set(
             mapping = torch.arange(F, dtype=torch.int64)
         else:
             mapping = torch.randint(V, (F,), generator=gen, dtype=torch.int64)
-    dev = resolve_device(device)
+    dev = resolve_device(device, dtype=dtype)
     keys, values = _cast_unit(keys, dtype, dev), _cast_unit(values, dtype, dev)
     return FactSet(keys, values, mapping.to(dev), unit_norm=True)
 

@@ -60,6 +60,7 @@ import pandas as pd
 import torch
 
 from assocmem._checks import as_int, as_real, positive_int, seed_int
+from assocmem.mlps._checks import module_device
 from assocmem.mlps.margins.decoding import output_margins
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
@@ -358,7 +359,9 @@ def sphere_perturbations(keys: torch.Tensor, eps: torch.Tensor, draws: int, seed
 
     Returns
     -------
-    torch.Tensor, shape ``(draws, F, d)``, the dtype of ``keys``
+    torch.Tensor, shape ``(draws, F, d)``, the dtype and device of ``keys``
+        The directions are drawn on the CPU from ``seed`` and then moved, so a seed gives the
+        same points on every device.
 
     Raises
     ------
@@ -378,8 +381,9 @@ def sphere_perturbations(keys: torch.Tensor, eps: torch.Tensor, draws: int, seed
         raise ValueError(f"eps must have shape ({keys.shape[0]},); got {tuple(eps.shape)}")
     if not torch.isfinite(eps).all() or (eps < 0).any() or (eps > 2).any():
         raise ValueError("eps must be finite chord distances in [0, 2]")
-    gen = torch.Generator().manual_seed(seed_int(seed))
-    t = torch.randn(draws, *keys.shape, generator=gen, dtype=torch.float64).to(keys.dtype)  # (R, F, d)
+    gen = torch.Generator().manual_seed(seed_int(seed))  # drawn on the CPU: one seed, one draw on every device
+    t = torch.randn(draws, *keys.shape, generator=gen, dtype=torch.float64)  # (R, F, d)
+    t = t.to(device=keys.device, dtype=keys.dtype)
     t = t - (t * keys).sum(-1, keepdim=True) * keys  # tangent at k
     t = t / t.norm(dim=-1, keepdim=True)
     theta = 2 * torch.arcsin(eps / 2)  # (F,)
@@ -392,6 +396,9 @@ def usable_keys(mlp, facts, eps: torch.Tensor, draws: int, seed: int) -> tuple[t
     Parameters
     ----------
     mlp : callable ``(F, d) -> (F, d)``
+        A module must live on the facts' device (:meth:`SSFRTransformer.with_mlp` moves the
+        module it is given to the model's device: test the MLP before inserting it, or move the
+        facts with :meth:`FactSet.to`).
     facts : FactSet
         The facts the MLP stores (keys on the unit sphere).
     eps : torch.Tensor, shape ``(F,)``
@@ -405,7 +412,19 @@ def usable_keys(mlp, facts, eps: torch.Tensor, draws: int, seed: int) -> tuple[t
         The margin stays positive at every perturbed query.
     drop : torch.Tensor, shape ``(F,)``, float64
         The largest margin drop over the draws (clean margin minus the smallest noisy one).
+
+    Raises
+    ------
+    ValueError
+        A module ``mlp`` whose weights are on another device than ``facts``, or what
+        :func:`sphere_perturbations` and :func:`~assocmem.mlps.margins.decoding.output_margins`
+        refuse.
     """
+    if isinstance(mlp, torch.nn.Module):
+        where = module_device(mlp, facts.keys.device)
+        if where != facts.keys.device:
+            raise ValueError(f"the MLP's weights are on {where} but the facts are on {facts.keys.device}; "
+                             "move one of them (facts.to(device)) before the usable-key test")
     clean = output_margins(mlp, facts)  # (F,)
     queries = sphere_perturbations(facts.keys, eps, draws, seed)
     noisy = torch.stack([output_margins(mlp, facts, queries=q) for q in queries])  # (R, F)
@@ -473,9 +492,10 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
             with torch.no_grad():
                 norms = mlp(facts.keys).to(torch.float64).norm(dim=1)
             unit_margins = margins / norms.clamp_min(torch.finfo(torch.float64).tiny)
+            # before the swap: with_mlp moves the MLP to the model's device, the facts stay where they are
+            usable, drop = usable_keys(mlp, facts, eps, config.noise_draws, s_noise)
             correct = T.ssfr_correct(model.with_mlp(mlp), task, mapping, config.contexts_per_key, s_eval)  # (F, C)
             key_right = correct.all(dim=1)
-            usable, drop = usable_keys(mlp, facts, eps, config.noise_draws, s_noise)
             stored = margins > 0
             q10, q50, q90 = torch.quantile(unit_margins, torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)).tolist()
             right, wrong = unit_margins[key_right], unit_margins[~key_right]

@@ -22,6 +22,7 @@ from scipy import special
 
 from assocmem._checks import as_int as _as_int
 from assocmem._checks import as_real as _as_real
+from assocmem.devices import check_cpu_generator
 from assocmem.dtypes import LOW_PRECISION, check_float_dtype
 
 
@@ -161,9 +162,13 @@ def _torch_seed(seed, name: str = "seed") -> int:
 
 
 def _generator(seed) -> torch.Generator:
-    """A CPU generator from an int seed (or the generator itself)."""
+    """A CPU generator from an int seed, or the generator itself if it is a CPU one.
+
+    The draws of :mod:`assocmem.sdm` happen on the CPU and then move to the target device, so a
+    generator of another device is refused (:func:`assocmem.devices.check_cpu_generator`).
+    """
     if isinstance(seed, torch.Generator):
-        return seed
+        return check_cpu_generator(seed)
     return torch.Generator().manual_seed(_torch_seed(seed))
 
 

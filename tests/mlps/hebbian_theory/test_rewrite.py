@@ -27,6 +27,14 @@ def test_gated_mlp_identity_gate_is_the_bilinear_mlp():
     torch.testing.assert_close(mlp(x), ref(x), rtol=0, atol=1e-14)
 
 
+def test_gated_mlp_draws_its_factors_on_the_cpu_from_the_seed():
+    """A, then G, then B from one CPU generator (then moved to the device): the same MLP everywhere."""
+    gen = torch.Generator().manual_seed(4)
+    A, G, B = (torch.randn(*shape, generator=gen, dtype=torch.float64) for shape in ((3, 5), (3, 5), (2, 3)))
+    mlp = ht.gated_mlp(5, 3, d_out=2, seed=4)
+    assert torch.equal(mlp.A, A / 5**0.5) and torch.equal(mlp.G, G / 5**0.5) and torch.equal(mlp.B, B / 3**0.5)
+
+
 def test_gated_mlp_rejects_bad_input():
     with pytest.raises(ValueError, match="gate"):
         ht.gated_mlp(3, 4, gate="tanh")

@@ -13,6 +13,17 @@ from assocmem.mlps.hebbian_theory import sketch as ht
 F64 = torch.float64
 
 
+def test_the_pair_is_drawn_on_the_cpu_and_then_moved():
+    """One seed, one draw on every device: the CPU generator draws, the result moves (here to the
+    meta device, which stands for a GPU; a generator made on it would fail)."""
+    x, z = ht.pair_with_overlap(7, 0.5, seed=3, device=torch.device("meta"))
+    assert x.device.type == "meta" and z.device.type == "meta" and x.shape == (7,)
+    # on the CPU: exactly the draw of a CPU generator seeded with the seed (the book's numbers)
+    q, _ = torch.linalg.qr(torch.randn(7, 2, generator=torch.Generator().manual_seed(3), dtype=F64))
+    x, z = ht.pair_with_overlap(7, 0.5, seed=3)
+    assert torch.equal(x, q[:, 0]) and torch.equal(z, 0.5 * q[:, 0] + math.sqrt(0.75) * q[:, 1])
+
+
 def test_pair_with_overlap():
     for rho in (-1.0, -0.3, 0.0, 0.5, 1.0):
         x, z = ht.pair_with_overlap(7, rho, seed=3)

@@ -42,6 +42,19 @@ def test_factor_solver_matches_dense_least_squares(score):
     torch.testing.assert_close(X, ref, rtol=1e-6, atol=1e-8)
 
 
+def test_the_dense_reference_builds_its_system_beside_the_keys():
+    """The one-hot targets are made on the keys' device, not the default one (meta here, standing
+    for a device other than the inputs'): the same solution as outside the context."""
+    fs = make_fact_set(10, 3, tied=False, seed=1)
+    gen = torch.Generator().manual_seed(2)
+    Y = torch.randn(4, 3, generator=gen, dtype=torch.float64)
+    W = torch.randn(3, 4, generator=gen, dtype=torch.float64)
+    ref = solve_factor_reference(fs.keys, Y, W, fs.targets, fs.values, fs.mapping)
+    with torch.device("meta"):
+        X = solve_factor_reference(fs.keys, Y, W, fs.targets, fs.values, fs.mapping)
+    assert X.device == fs.keys.device and torch.equal(X, ref)
+
+
 def test_data_dependent_structure_and_info(facts256):
     model = data_dependent_mlp(facts256, 40, seed=3)
     assert isinstance(model, BilinearMLP) and model.construction == "data-dependent"

@@ -47,6 +47,24 @@ def test_attention_on_bipolar_vectors_depends_on_hamming_distance_only():
     torch.testing.assert_close(w, expect, rtol=1e-12, atol=1e-300)
 
 
+def test_bit_patterns_are_refused_not_read_as_real_vectors():
+    """The cosine of two 0/1 vectors is not the bipolar cosine beta is fitted on (Eq. 5): the raw
+    patterns would put far more weight on the other patterns. They are refused, naming the fix; a
+    float cast is the explicit way to mean the 0/1 vectors."""
+    n, d = 64, 11
+    beta = fit_beta(n, d).beta
+    P = patterns(32, n, seed=1)
+    q = flip_bits(P[:1], 4, seed=2)  # a close query of pattern 0
+    for bits in (q, q.bool()):
+        with pytest.raises(ValueError, match=r"0/1 bit patterns .* Pass bipolar\(query\)"):
+            attention_weights(bits, bipolar(P), beta)
+    with pytest.raises(ValueError, match=r"keys holds 0/1 bit patterns"):
+        attention_read(bipolar(q), P, P, beta)
+    right = attention_weights(bipolar(q), bipolar(P), beta)[0, 1:].sum()  # weight off the target
+    as_reals = attention_weights(q.double(), P.double(), beta)[0, 1:].sum()
+    assert right < 1e-3 and as_reals > 0.1  # the second is what a silent normalisation of the bits gave
+
+
 def test_attention_approximates_sdm_for_close_queries():
     # Eq. 6 in the Attention setting: a fitted beta reproduces the thresholded SDM read.
     n, d, m = 64, 11, 256

@@ -62,6 +62,34 @@ def test_gpt2_scores_reproduce_the_models_own_attention_weights(flags):
         assert np.all(np.abs(d["cosines"]) <= 1 + 1e-12)
 
 
+class _OnGPU(torch.Tensor):
+    """Stands for an activation on a GPU: ``numpy()`` refuses it, as torch does, until ``cpu()``."""
+
+    def numpy(self, *args, **kwargs):
+        raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+                        "tensor to host memory first.")
+
+    def cpu(self, *args, **kwargs):
+        return self.as_subclass(torch.Tensor)
+
+
+def test_gpt2_activations_come_back_to_the_cpu_before_numpy():
+    model = _tiny_gpt2()
+    ids = torch.randint(0, 50, (2, 9), generator=torch.Generator().manual_seed(1))
+    plain = gpt2_attention_inputs(model, ids)
+    handles = [blk.attn.c_attn.register_forward_hook(lambda _m, _i, out: out.as_subclass(_OnGPU))
+               for blk in model.transformer.h]
+    try:
+        moved = gpt2_attention_inputs(model, ids)
+    finally:
+        for h in handles:
+            h.remove()
+    for a, b in zip(moved, plain):
+        assert isinstance(a["scores"], np.ndarray)
+        np.testing.assert_array_equal(a["scores"], b["scores"])
+        np.testing.assert_array_equal(a["cosines"], b["cosines"])
+
+
 def test_gpt2_effective_betas_has_a_row_per_layer_and_head():
     model = _tiny_gpt2()
     ids = torch.randint(0, 50, (1, 12), generator=torch.Generator().manual_seed(2))

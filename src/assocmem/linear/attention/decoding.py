@@ -58,7 +58,7 @@ class _Decoder:
         if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:
             raise ValueError(f"dtype must be a floating-point dtype (torch.float32 or torch.float64); got {dtype}")
         self.dtype = check_float_dtype(dtype)  # float16/bfloat16 refused, naming the supported dtypes
-        self.device = torch.device("cpu") if device is None else resolve_device(device)
+        self.device = torch.device("cpu") if device is None else resolve_device(device, dtype=self.dtype)
         self.reset()
 
     def reset(self):

@@ -143,7 +143,7 @@ def sample_pairs(
     values = torch.randn(trials, n, d_v, generator=gen, dtype=dtype) / math.sqrt(d_v)  # (B, n, d_v)
     if value_dist == "sign":
         values = torch.sign(values) / math.sqrt(d_v)  # +-1/sqrt(d_v); a zero has probability 0
-    dev = resolve_device(device)
+    dev = resolve_device(device, dtype=dtype)
     return keys.to(dev), values.to(dev)
 
 

@@ -1,7 +1,8 @@
 """Float64 argument checks, seeded generators and unit rows shared by the checks of :mod:`assocmem.mlps.hebbian_theory`.
 
 Private helpers used by the Theorem 3.1, Lemma B.2, B.3 and B.34 modules (``_f64`` converts and
-validates a tensor argument, ``_generator`` seeds a generator on a device, ``_F64`` and the float64
+validates a tensor argument, ``_generator`` seeds a CPU generator and ``_randn`` draws from it on
+the CPU before moving the draw to its device, ``_F64`` and the float64
 machine epsilon ``_EPS``), and :func:`unit_rows` (rows scaled to unit norm), which the Theorem 3.1
 and Lemma B.34 modules use; :func:`unit_rows` is public and re-exported by the package. Chapter 11
 ("MLPs are kernel Hebbians").
@@ -35,10 +36,18 @@ def _f64(x, name: str, ndim: int | None = None, device=None) -> torch.Tensor:
     return t.to(dtype=_F64, device=device if device is not None else t.device)
 
 
-def _generator(seed: int, device: torch.device) -> torch.Generator:
-    g = torch.Generator(device=device)
-    g.manual_seed(_seed(seed))
-    return g
+def _generator(seed: int) -> torch.Generator:
+    """A CPU generator seeded with ``seed``: every draw of the package happens on the CPU."""
+    return torch.Generator(device="cpu").manual_seed(_seed(seed))
+
+
+def _randn(*shape: int, generator: torch.Generator, device) -> torch.Tensor:
+    """Standard normal float64 draws of ``shape`` on the CPU from ``generator``, moved to ``device``.
+
+    A seed gives the same numbers on every device (a generator per device would draw others on
+    CUDA), and on the CPU the draw is the one ``torch.randn`` makes there.
+    """
+    return torch.randn(*shape, generator=generator, dtype=_F64).to(device)
 
 
 def unit_rows(x: torch.Tensor) -> torch.Tensor:

@@ -35,7 +35,7 @@ from assocmem.devices import resolve_device
 from assocmem.linear.memory import LeastSquaresMemory, OuterProductMemory
 from assocmem.mlps._checks import batch_input, check_finite_result, float_tensor
 from assocmem.mlps.facts import make_fact_set
-from assocmem.mlps.hebbian_theory._common import _EPS, _F64, _generator, unit_rows
+from assocmem.mlps.hebbian_theory._common import _EPS, _F64, _generator, _randn, unit_rows
 from assocmem.mlps.margins import hebbian_readout
 from assocmem.mlps.mlp.hebbian import hebbian_mlp
 
@@ -133,7 +133,8 @@ def gated_mlp(d: int, m: int, d_out: int | None = None, gate: str = "relu", seed
         Output width ``d_c``; defaults to ``d``.
     gate : {"identity", "relu", "silu"}, default "relu"
     seed : int, default 0
-        Seeds one generator that draws ``A``, then ``G``, then ``B``.
+        Seeds one CPU generator that draws ``A``, then ``G``, then ``B`` (moved to ``device``
+        afterwards: a seed gives the same MLP on every device).
     device : str or torch.device, default "cpu"
 
     Returns
@@ -147,11 +148,11 @@ def gated_mlp(d: int, m: int, d_out: int | None = None, gate: str = "relu", seed
     """
     d, m = _positive_int("d", d), _positive_int("m", m)
     d_out = d if d_out is None else _positive_int("d_out", d_out)
-    dev = resolve_device(device)
-    gen = _generator(seed, dev)
-    A = torch.randn(m, d, generator=gen, dtype=_F64, device=dev) / math.sqrt(d)
-    G = torch.randn(m, d, generator=gen, dtype=_F64, device=dev) / math.sqrt(d)
-    B = torch.randn(d_out, m, generator=gen, dtype=_F64, device=dev) / math.sqrt(m)
+    dev = resolve_device(device, dtype=_F64)
+    gen = _generator(seed)
+    A = _randn(m, d, generator=gen, device=dev) / math.sqrt(d)
+    G = _randn(m, d, generator=gen, device=dev) / math.sqrt(d)
+    B = _randn(d_out, m, generator=gen, device=dev) / math.sqrt(m)
     return GatedMLP(A, G, B, gate=gate)
 
 
@@ -373,8 +374,8 @@ def rewrite_errors(model, rewrite: HebbianRewrite, queries: torch.Tensor) -> dic
 def random_unit_inputs(n: int, d: int, seed: int = 0, device="cpu") -> torch.Tensor:
     """``n`` iid uniform points on the unit sphere of ``R^d``, shape ``(n, d)``, float64."""
     n, d = _positive_int("n", n), _positive_int("d", d)
-    dev = resolve_device(device)
-    return unit_rows(torch.randn(n, d, generator=_generator(seed, dev), dtype=_F64, device=dev))
+    dev = resolve_device(device, dtype=_F64)
+    return unit_rows(_randn(n, d, generator=_generator(seed), device=dev))
 
 
 def _rewrite_row(model, stored, queries, inverse, **info) -> dict:
@@ -444,7 +445,7 @@ def theorem31_study(d: int, m: int, F: int, queries: int, seed: int = 0, device=
     d, m, F, queries = (_positive_int(k, v) for k, v in (("d", d), ("m", m), ("F", F), ("queries", queries)))
     if m > F or m > d * (d + 1) // 2:
         raise ValueError(f"need m <= F and m <= d(d+1)/2 for the theorem rows; got d={d}, m={m}, F={F}")
-    dev = resolve_device(device)
+    dev = resolve_device(device, dtype=_F64)
     seed = _seed(seed)
     X = random_unit_inputs(F, d, seed, dev)  # (F, d) stored inputs
     Z = random_unit_inputs(queries, d, seed + 1, dev)  # (Q, d) fresh queries

@@ -32,7 +32,7 @@ import torch
 from assocmem._checks import as_real, positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
 from assocmem.mlps._checks import check_finite_result, float_tensor, real_array
-from assocmem.mlps.hebbian_theory._common import _F64, _f64, _generator
+from assocmem.mlps.hebbian_theory._common import _F64, _f64, _generator, _randn
 
 __all__ = [
     "pair_with_overlap",
@@ -60,8 +60,8 @@ def pair_with_overlap(d: int, rho: float, seed: int = 0, device="cpu") -> tuple[
     rho = as_real(rho, "rho")
     if d < 2 or not -1.0 <= rho <= 1.0:
         raise ValueError(f"need d >= 2 and |rho| <= 1; got d={d}, rho={rho!r}")
-    dev = resolve_device(device)
-    Q, _ = torch.linalg.qr(torch.randn(d, 2, generator=_generator(seed, dev), dtype=_F64, device=dev))
+    dev = resolve_device(device, dtype=_F64)
+    Q, _ = torch.linalg.qr(_randn(d, 2, generator=_generator(seed), device=dev))
     e1, e2 = Q[:, 0], Q[:, 1]  # orthonormal
     return e1, rho * e1 + math.sqrt(max(0.0, 1.0 - rho * rho)) * e2
 
@@ -258,7 +258,7 @@ def sketch_error(x: torch.Tensor, z: torch.Tensor, ms: Sequence[int], draws: int
     ----------
     Seed 001, Lemma B.2 and the remark after its proof (App. B.2.2).
     """
-    dev = resolve_device(device)
+    dev = resolve_device(device, dtype=_F64)
     x, z = _f64(x, "x", 2, dev), _f64(z, "z", 2, dev)
     if x.shape != z.shape:
         raise ValueError(f"x and z must have the same shape; got {tuple(x.shape)}, {tuple(z.shape)}")
@@ -270,7 +270,7 @@ def sketch_error(x: torch.Tensor, z: torch.Tensor, ms: Sequence[int], draws: int
     if draws < 2:
         raise ValueError("draws must be at least 2 (standard errors need a spread)")
     d = x.shape[1]
-    gen = _generator(seed, dev)
+    gen = _generator(seed)
     target = (x * z).sum(-1) ** 2  # (n,)
     var1 = sketch_variance(x, z)  # (n,)
     n_m, n = len(ms), x.shape[0]
@@ -281,8 +281,8 @@ def sketch_error(x: torch.Tensor, z: torch.Tensor, ms: Sequence[int], draws: int
         vals = []
         for start in range(0, draws, per_chunk):
             b = min(per_chunk, draws - start)
-            A = torch.randn(b, m, d, generator=gen, dtype=_F64, device=dev)
-            G = torch.randn(b, m, d, generator=gen, dtype=_F64, device=dev)
+            A = _randn(b, m, d, generator=gen, device=dev)
+            G = _randn(b, m, d, generator=gen, device=dev)
             vals.append(sketch_kernel(x, z, A, G))  # (b, n)
         K = torch.cat(vals).cpu().numpy()  # (draws, n)
         err2 = (K - target.cpu().numpy()) ** 2  # (draws, n)

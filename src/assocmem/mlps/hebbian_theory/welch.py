@@ -182,7 +182,7 @@ def random_rank_m_kernels(F: int, m: int, n: int, seed: int = 0) -> list[tuple[s
         ``n`` kernels per family.
     """
     F, m, n = _positive_int("F", F), _positive_int("m", m), _positive_int("n", n)
-    gen = _generator(seed, torch.device("cpu"))
+    gen = _generator(seed)
     d = 2
     while d * (d + 1) // 2 < m:
         d += 1

@@ -26,7 +26,7 @@ import torch
 
 from assocmem._checks import as_int, positive_int as _positive_int, seed_int as _seed
 from assocmem.mlps._checks import check_finite_result
-from assocmem.mlps.hebbian_theory._common import _F64, _f64, _generator
+from assocmem.mlps.hebbian_theory._common import _F64, _f64, _generator, _randn
 
 __all__ = [
     "feature_covariance",
@@ -257,21 +257,21 @@ def random_preconditioners(sigma: torch.Tensor, n: int, seed: int = 0) -> dict[s
     _check_positive_definite(sigma)
     n = _positive_int("n", n)
     m, dev = sigma.shape[0], sigma.device
-    gen = _generator(seed, dev)
+    gen = _generator(seed)
     rng = np.random.default_rng(_seed(seed))
     out = {}
     ks = rng.integers(m, 4 * m + 1, size=n)
     out["wishart"] = torch.stack([
-        (W := torch.randn(m, int(k), generator=gen, dtype=_F64, device=dev)) @ W.T / int(k) for k in ks
+        (W := _randn(m, int(k), generator=gen, device=dev)) @ W.T / int(k) for k in ks
     ])
     s = torch.as_tensor(np.exp(rng.uniform(math.log(0.1), math.log(3.0), size=n)), dtype=_F64, device=dev)
-    xi = torch.randn(n, m, generator=gen, dtype=_F64, device=dev)
+    xi = _randn(n, m, generator=gen, device=dev)
     out["diagonal"] = torch.diag_embed(torch.exp(s[:, None] * xi))
     ev, U = torch.linalg.eigh(sigma)
     p = torch.as_tensor(rng.uniform(0.0, 1.0, size=n), dtype=_F64, device=dev)
     out["partial"] = (U[None] * ev[None, None, :] ** (-p[:, None, None])) @ U.T[None]
     eps = torch.as_tensor(np.exp(rng.uniform(math.log(1e-3), 0.0, size=n)), dtype=_F64, device=dev)
-    S = torch.randn(n, m, m, generator=gen, dtype=_F64, device=dev)
+    S = _randn(n, m, m, generator=gen, device=dev)
     S = S + S.transpose(-1, -2)
     S = S / torch.linalg.matrix_norm(S)[:, None, None]
     isq = _sym_sqrt(sigma, -0.5)

@@ -282,9 +282,12 @@ def solve_factor_reference(
     with ``E[i, mapping[i]] = 1``. Minimum-norm solution (``gelsd``). Memory
     ``O(F d_c m d)``: for tests at small sizes only.
 
+    The system is built on the device of ``keys`` (the other inputs are moved there) and solved
+    on the CPU (``gelsd`` is a CPU driver).
+
     Returns
     -------
-    torch.Tensor, shape ``(m, d)``
+    torch.Tensor, shape ``(m, d)``, float64, on the device of ``keys``
 
     Raises
     ------
@@ -294,7 +297,8 @@ def solve_factor_reference(
         outside ``[0, V)``.
     """
     K = float_tensor(keys, "keys", 2, min_rows=1).to(_F64)
-    Y, W = float_tensor(fixed, "fixed", 2).to(_F64), float_tensor(readout, "readout", 2).to(_F64)
+    Y = float_tensor(fixed, "fixed", 2).to(device=K.device, dtype=_F64)
+    W = float_tensor(readout, "readout", 2).to(device=K.device, dtype=_F64)
     F, d = K.shape
     if Y.shape[1] != d or W.shape[1] != Y.shape[0]:
         raise ValueError(f"inconsistent shapes: keys {tuple(K.shape)}, fixed {tuple(Y.shape)}, "
@@ -307,7 +311,7 @@ def solve_factor_reference(
             raise ValueError(f"targets must have shape ({F}, {W.shape[0]}); got {tuple(targets.shape)}")
     else:
         values = float_tensor(values, "values", 2)
-        mapping = torch.as_tensor(mapping)
+        mapping = torch.as_tensor(mapping, device=K.device)  # beside the keys, where E is built
         if values.shape[1] != W.shape[0] or mapping.shape != (F,) or mapping.is_floating_point():
             raise ValueError(f"need values (V, {W.shape[0]}) and an integer mapping ({F},); got "
                              f"{tuple(values.shape)}, {tuple(mapping.shape)} {mapping.dtype}")
@@ -316,12 +320,12 @@ def solve_factor_reference(
     P = K @ Y.T  # (F, m)
     J = torch.einsum("ir,cr,ia->icra", P, W, K)  # (F, d_c, m, d): d L(X)[i, c] / d X[r, a]
     if values is None:
-        lhs, rhs = J, targets.to(_F64)  # (F, d_c, m, d), (F, d_c)
+        lhs, rhs = J, targets.to(device=K.device, dtype=_F64)  # (F, d_c, m, d), (F, d_c)
     else:
-        V = values.to(_F64)
+        V = values.to(device=K.device, dtype=_F64)
         lhs = torch.einsum("icra,jc->ijra", J, V)  # (F, V, m, d)
-        rhs = torch.zeros(K.shape[0], V.shape[0], dtype=_F64)
-        rhs[torch.arange(K.shape[0]), mapping] = 1.0  # one-hot E
+        rhs = torch.zeros(K.shape[0], V.shape[0], dtype=_F64, device=K.device)  # beside the keys, as the map
+        rhs[torch.arange(K.shape[0], device=K.device), mapping] = 1.0  # one-hot E
     m, d = Y.shape
     sol = torch.linalg.lstsq(lhs.reshape(-1, m * d).cpu(), rhs.reshape(-1, 1).cpu(), driver="gelsd").solution
     return sol.reshape(m, d).to(keys.device)

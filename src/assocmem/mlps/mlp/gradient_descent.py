@@ -122,7 +122,7 @@ def train_mlp(
     tol = _nonneg_float("tol", tol)
     stop_at_full_accuracy = as_bool(stop_at_full_accuracy, "stop_at_full_accuracy")
     check_float_dtype(dtype)
-    dev = resolve_device(device)
+    dev = resolve_device(device, dtype=dtype)
     gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
     d, d_c = facts.dim, facts.values.shape[1]
     ba, bb = 1.0 / math.sqrt(d), 1.0 / math.sqrt(m)

@@ -303,7 +303,7 @@ class SSFRTransformer(nn.Module):
             raise ValueError(f"task must be an SSFRTask; got {type(task).__name__}")
         E = check_embedding(embedding, task, config.d)
         self.config, self.task = config, task
-        dev = resolve_device(config.device)
+        dev = resolve_device(config.device, dtype=config.dtype)
         E = E.to(device=dev, dtype=config.dtype)
         self.register_buffer("embedding", E, persistent=True)  # (vocab, d)
         self.register_buffer("normed", Fn.rms_norm(E, (config.d,), eps=config.norm_eps))  # (vocab, d)

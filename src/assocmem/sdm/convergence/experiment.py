@@ -199,8 +199,8 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
         raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
     if not radii or not levels:
         raise ValueError(f"radii and levels must be nonempty, got radii = {radii}, levels = {levels}")
-    dev = resolve_device(device)
     dtype = _check_dtype(dtype)
+    dev = resolve_device(device, dtype=dtype)
 
     options = dict(rule_options or {})
     clash = {"r", "beta_convention", "seed", "device", "dtype"} & set(options)

@@ -19,7 +19,7 @@ import torch
 from assocmem._checks import as_int as _as_int
 from assocmem._checks import as_real
 from assocmem.devices import resolve_device
-from assocmem.sdm._common import _torch_seed, _unit_norm
+from assocmem.sdm._common import _generator, _unit_norm
 from assocmem.sdm.convergence._common import _as_tensor, _seed_int
 from assocmem.sdm.read.patterns import flip_bits, rotate_to_cosine
 
@@ -30,12 +30,6 @@ __all__ = [
     "random_patterns",
     "make_queries",
 ]
-
-
-def _cpu_generator(seed) -> torch.Generator:
-    if isinstance(seed, torch.Generator):
-        return seed
-    return torch.Generator().manual_seed(_torch_seed(seed))
 
 
 def perturbation_levels(max_level, num: int = 7) -> list[int]:
@@ -85,6 +79,7 @@ def perturb_binary(targets, k, seed=0) -> torch.Tensor:
         Bits to flip, ``0 <= k <= n``.
     seed : int or torch.Generator, default 0
         CPU generator (the same queries on every device).
+        A generator must be a CPU one; another device's is refused (ValueError).
 
     Returns
     -------
@@ -117,6 +112,7 @@ def perturb_continuous(targets, k, seed=0) -> torch.Tensor:
         Hamming-equivalent perturbation, ``0 <= k <= n``.
     seed : int or torch.Generator, default 0
         CPU generator for the directions.
+        A generator must be a CPU one; another device's is refused (ValueError).
 
     Returns
     -------
@@ -158,6 +154,7 @@ def random_patterns(m, n, seed=0, device="cpu") -> tuple[torch.Tensor, torch.Ten
         Dimension, ``>= 2``.
     seed : int or torch.Generator, default 0
         CPU generator (the same patterns on every device).
+        A generator must be a CPU one; another device's is refused (ValueError).
     device : str or torch.device, default "cpu"
 
     Returns
@@ -181,8 +178,8 @@ def random_patterns(m, n, seed=0, device="cpu") -> tuple[torch.Tensor, torch.Ten
         raise ValueError(f"m must be >= 1, got {m}")
     if n < 2:
         raise ValueError(f"n must be >= 2, got {n}")
-    x = torch.rand((m, n), generator=_cpu_generator(seed), dtype=torch.float64) * 2.0 - 1.0
-    dev = resolve_device(device)
+    x = torch.rand((m, n), generator=_generator(seed), dtype=torch.float64) * 2.0 - 1.0
+    dev = resolve_device(device, dtype=torch.float64)  # the continuous patterns are float64
     return (x > 0).to(torch.uint8).to(dev), (x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)).to(dev)
 
 

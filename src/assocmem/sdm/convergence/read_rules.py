@@ -270,8 +270,8 @@ class ReadRule:
         self.d = _as_int(d, "d")
         if self.d < 0 or self.d > self.n:
             raise ValueError(f"the radius d must lie in [0, n] = [0, {self.n}], got d = {self.d}")
-        self.device = resolve_device(device)
         self.dtype = _check_dtype(dtype)
+        self.device = resolve_device(device, dtype=self.dtype)
         self.chunk_size = _as_int(chunk_size, "chunk_size")
         if self.chunk_size < 1:
             raise ValueError(f"chunk_size must be >= 1, got {self.chunk_size}")

@@ -239,7 +239,7 @@ def evaluate_projection(projection, memory_images, query_images, target_images=N
     if dtype is None:
         dtype = projection.weight.dtype if isinstance(projection, LearntProjection) else torch.float64
     dtype = _check_dtype(dtype)
-    dev = resolve_device(device)
+    dev = resolve_device(device, dtype=dtype)
     if projection_name is None:
         projection_name = "learnt" if isinstance(projection, LearntProjection) else "matrix"
 

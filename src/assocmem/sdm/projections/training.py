@@ -231,7 +231,7 @@ def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, e
     dtype = _check_dtype(dtype)
     if beta > float(torch.finfo(dtype).max):  # beta * cosine would be inf and the softmax NaN
         raise ValueError(f"beta = {beta!r} overflows {dtype}; use dtype=torch.float64")
-    dev = resolve_device(device)
+    dev = resolve_device(device, dtype=dtype)
 
     t0 = time.perf_counter()
     gen = torch.Generator().manual_seed(seed)

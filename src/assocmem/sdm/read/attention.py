@@ -15,7 +15,7 @@ import torch
 
 from assocmem._checks import as_real
 from assocmem.dtypes import cast_checked
-from assocmem.sdm._common import _unit_norm
+from assocmem.sdm._common import _as_tensor, _unit_norm
 from assocmem.sdm.read._checks import _check_memory, _real
 
 __all__ = [
@@ -26,6 +26,23 @@ __all__ = [
 
 def _check_beta(beta) -> float:
     return as_real(beta, "beta")
+
+
+def _not_bits(x, name: str) -> torch.Tensor:
+    """``x`` as a tensor, refused if it holds SDM bit patterns: a bool or integer dtype, every entry 0 or 1.
+
+    The cosine of two 0/1 vectors is not the cosine of their bipolar images (Eq. 5), the
+    similarity ``beta`` is fitted on; a float tensor is taken as the real vectors it holds.
+    """
+    t = _as_tensor(x, name)
+    integral = t.dtype == torch.bool or not (t.is_floating_point() or t.is_complex())
+    if integral and t.numel() and bool(((t == 0) | (t == 1)).all()):
+        raise ValueError(
+            f"{name} holds 0/1 bit patterns (dtype {t.dtype}); their cosine is not the cosine of the "
+            f"bipolar vectors (Eq. 5) that beta is fitted on. Pass bipolar({name}) "
+            f"(assocmem.sdm.bipolar, (2 x - 1) / sqrt(n)), or {name}.double() if the 0/1 vectors are "
+            "meant as real vectors")
+    return t
 
 
 def _unit(x: torch.Tensor, name: str) -> torch.Tensor:
@@ -67,9 +84,11 @@ def attention_weights(query, keys, beta, normalize: bool = True) -> torch.Tensor
     Parameters
     ----------
     query : torch.Tensor or array_like, shape ``(..., n)``
-        Queries ``xi`` (real; pass :func:`bipolar` of binary queries).
+        Queries ``xi``, real vectors: pass :func:`bipolar` of binary queries. A bool or integer
+        tensor of 0/1 entries (the patterns of :func:`random_binary_patterns`) is refused, not
+        read as the real 0/1 vector: its cosines are not Eq. 5's. (Cast it to float to mean that.)
     keys : torch.Tensor or array_like, shape ``(m, n)``
-        Keys = pattern addresses ``p_a^mu``, one per row, ``m >= 1``.
+        Keys = pattern addresses ``p_a^mu``, one per row, ``m >= 1``; real, as ``query``.
     beta : float
         Inverse temperature; the SDM correspondence fits it to ``I`` (Eq. 10,
         :func:`assocmem.sdm.fit_beta`). Not the ``1/sqrt(n)`` of standard attention.
@@ -87,8 +106,9 @@ def attention_weights(query, keys, beta, normalize: bool = True) -> torch.Tensor
     Raises
     ------
     ValueError
-        On shape mismatch, an empty memory, non-finite entries or ``beta`` (also a boolean or a
-        string), a zero vector with ``normalize=True``, float16/bfloat16 inputs (the dtype
+        On 0/1 bit patterns of a bool or integer dtype as ``query`` or ``keys`` (the message names
+        :func:`bipolar`), shape mismatch, an empty memory, non-finite entries or ``beta`` (also a
+        boolean or a string), a zero vector with ``normalize=True``, float16/bfloat16 inputs (the dtype
         policy of :mod:`assocmem.dtypes`), keys that overflow the query's dtype when cast to it,
         or scores ``query @ keys.T`` that overflow (``normalize=False`` with huge entries).
 
@@ -97,8 +117,8 @@ def attention_weights(query, keys, beta, normalize: bool = True) -> torch.Tensor
     Bricken & Pehlevan (2021), Eq. 4 (attention with keys ``P_a``, values ``P_p``, query ``xi``)
     and Eq. 6 (normalised queries and keys); Henry et al. (2020) (QK-norm).
     """
-    query = _real(query, "query")
-    keys = cast_checked(_real(keys, "keys").to(device=query.device), query.dtype, "keys")
+    query = _real(_not_bits(query, "query"), "query")
+    keys = cast_checked(_real(_not_bits(keys, "keys"), "keys").to(device=query.device), query.dtype, "keys")
     _check_memory(keys, None, query.shape[-1], names=("keys", "values"))
     b = _check_beta(beta)
     if normalize:
@@ -117,11 +137,12 @@ def attention_read(query, keys, values, beta, normalize: bool = True) -> torch.T
     Parameters
     ----------
     query : torch.Tensor or array_like, shape ``(..., n)``
-        Queries ``xi``.
+        Queries ``xi``, real vectors (:func:`bipolar` of binary queries; 0/1 patterns of a bool
+        or integer dtype are refused, as in :func:`attention_weights`).
     keys : torch.Tensor or array_like, shape ``(m, n)``
-        Keys (pattern addresses), ``m >= 1``.
+        Keys (pattern addresses), ``m >= 1``; real, as ``query``.
     values : torch.Tensor or array_like, shape ``(m, n_p)``
-        Values (pattern pointers).
+        Values (pattern pointers); 0/1 pointers are fine here (the read averages them).
     beta : float
         Inverse temperature.
     normalize : bool, default True

@@ -57,6 +57,7 @@ class NeuronSDM(nn.Module):
         Read and write radius, ``0 <= d <= n``.
     seed : int or torch.Generator, default 0
         Seed of the CPU generator for the neuron addresses (the same neurons on every device).
+        A generator must be a CPU one; another device's is refused (ValueError).
     device : str or torch.device, default "auto"
         Where addresses and storage live.
     chunk_size : int, default 16384
@@ -95,7 +96,7 @@ class NeuronSDM(nn.Module):
         if r < 1:
             raise ValueError(f"r must be >= 1 neuron, got {r}")
         addresses = torch.randint(0, 2, (r, n), generator=_generator(seed), dtype=torch.uint8)
-        self._setup(addresses, d, resolve_device(device), chunk_size)
+        self._setup(addresses, d, resolve_device(device, dtype=torch.float64), chunk_size)  # float64 contents
 
     def _setup(self, addresses: torch.Tensor, d, device: torch.device, chunk_size) -> None:
         self.n = int(addresses.shape[1])
@@ -137,7 +138,7 @@ class NeuronSDM(nn.Module):
                              f"{tuple(addresses.shape)}")
         obj = cls.__new__(cls)
         nn.Module.__init__(obj)
-        obj._setup(addresses.to(torch.uint8), d, resolve_device(device), chunk_size)
+        obj._setup(addresses.to(torch.uint8), d, resolve_device(device, dtype=torch.float64), chunk_size)
         return obj
 
     @classmethod

@@ -37,6 +37,7 @@ def random_binary_patterns(m, n, seed=0, device="auto") -> torch.Tensor:
     seed : int or torch.Generator, default 0
         Seed of a CPU generator (or the generator). The bits are drawn on the CPU and then
         moved, so a seed gives the same patterns on every device.
+        A generator must be a CPU one; another device's is refused (ValueError).
     device : str or torch.device, default "auto"
         Where the result lives (``"auto"``: CUDA, then MPS, then CPU).
 
@@ -75,6 +76,7 @@ def flip_bits(x, k, seed=0) -> torch.Tensor:
         ``k`` from ``x``.
     seed : int or torch.Generator, default 0
         Seed of the CPU generator that picks the positions.
+        A generator must be a CPU one; another device's is refused (ValueError).
 
     Returns
     -------
@@ -116,6 +118,7 @@ def rotate_to_cosine(x, cos, seed=0) -> torch.Tensor:
         Target cosines in ``[-1, 1]``.
     seed : int or torch.Generator, default 0
         Seed of the CPU generator for the orthogonal directions.
+        A generator must be a CPU one; another device's is refused (ValueError).
 
     Returns
     -------

@@ -175,7 +175,8 @@ def gpt2_attention_inputs(model, input_ids) -> list[dict]:
     Returns
     -------
     list of dict, one per layer
-        ``scores`` and ``cosines`` ``(B, H, T, T)`` float64 and ``mask`` ``(T, T)`` bool, the
+        ``scores`` and ``cosines`` ``(B, H, T, T)`` float64 and ``mask`` ``(T, T)`` bool (numpy
+        arrays, whatever the model's device: the ids are moved to it, the activations back), the
         causal mask (``True`` where key ``j <= i``). The scores are the softmax inputs as the
         model computes them under its config: ``q k^T``, divided by ``sqrt(d_head)`` when
         ``scale_attn_weights`` (the default) and by ``layer + 1`` when
@@ -208,9 +209,10 @@ def gpt2_attention_inputs(model, input_ids) -> list[dict]:
 
     handles = [blk.attn.c_attn.register_forward_hook(hook) for blk in blocks]
     was_training = model.training
+    device = next(iter(model.parameters()), input_ids).device  # the ids go where the weights are
     try:
         model.eval()
-        model(input_ids)
+        model(input_ids.to(device))
     finally:
         for hd in handles:
             hd.remove()
@@ -221,7 +223,8 @@ def gpt2_attention_inputs(model, input_ids) -> list[dict]:
     by_layer = bool(getattr(cfg, "scale_attn_by_inverse_layer_idx", False))
     out = []
     for layer, qkv in enumerate(captured):
-        q, k, _ = qkv.double().split(cfg.n_embd, dim=-1)
+        # (B, T, 3 n_embd) on the CPU in float64: numpy arrays are made from CPU tensors only
+        q, k, _ = qkv.cpu().double().split(cfg.n_embd, dim=-1)
         q = q.view(b, t, h, dh).transpose(1, 2)
         k = k.view(b, t, h, dh).transpose(1, 2)
         dots = q @ k.transpose(-1, -2)
