@@ -136,12 +136,38 @@ class Sequences:
         The real next-token positions (``targets`` is not padding).
     author_mask : torch.Tensor, shape ``(N, T)``, bool
         The one position per row whose target is the author token.
+
+    Raises
+    ------
+    ValueError
+        On construction: a field that is not a tensor, ``tokens`` not ``(N, T)`` with
+        ``N, T >= 1``, another field of another shape, token ids or targets that are not integer
+        tensors, masks that are not bool tensors, or a row without a real position (its loss
+        would be the NaN of an empty mean, read as a divergence).
     """
 
     tokens: torch.Tensor
     targets: torch.Tensor
     mask: torch.Tensor
     author_mask: torch.Tensor
+
+    def __post_init__(self) -> None:
+        fields = {n: getattr(self, n) for n in ("tokens", "targets", "mask", "author_mask")}
+        for name, t in fields.items():
+            if not isinstance(t, torch.Tensor):
+                raise ValueError(f"{name} must be a torch.Tensor; got {type(t).__name__}")
+        shape = tuple(self.tokens.shape)
+        if len(shape) != 2 or 0 in shape:
+            raise ValueError(f"tokens must have shape (N, T) with N, T >= 1; got {shape}")
+        for name, t in fields.items():
+            if tuple(t.shape) != shape:
+                raise ValueError(f"{name} must have the tokens' shape {shape}; got {tuple(t.shape)}")
+            integer = not (t.is_floating_point() or t.is_complex() or t.dtype == torch.bool)
+            if integer != (name in ("tokens", "targets")):
+                raise ValueError(f"{name} must be {'an integer' if name in ('tokens', 'targets') else 'a bool'} "
+                                 f"tensor; got {t.dtype}")
+        if not bool(self.mask.any(dim=1).all()):
+            raise ValueError("every row needs a real position (mask True somewhere): a row without one has no loss")
 
     def __len__(self) -> int:
         return self.tokens.shape[0]
