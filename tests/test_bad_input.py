@@ -158,6 +158,12 @@ BAD = [
     (P.color, (None,), {}, ValueError, "unknown colour None"),
     (P.key_value_planes, (), {"lim": 0}, ValueError, "lim must be > 0"),
     (P.key_value_planes, (), {"lim": math.nan}, ValueError, "lim must be finite"),
+    # display.range_text (issue 31's closing audit): a value per training, never characters or keys
+    (D.range_text, (0.95,), {}, TypeError, "values must be a sequence of numbers .* got float"),
+    (D.range_text, ("0.95",), {}, TypeError, "values must be a sequence of numbers .* got str"),
+    (D.range_text, ({"a": 0.95},), {}, TypeError, "values must be a sequence of numbers .* got dict"),
+    (D.range_text, ([True, 0.5],), {}, TypeError, "got the boolean True"),
+    (D.range_text, ([0.5, 0.6], ".3d"), {}, ValueError, "spec must be a float format"),
 ]
 
 

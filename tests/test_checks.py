@@ -98,8 +98,7 @@ def test_token_ids_accepts_integer_batches_and_refuses_the_rest():
 
 
 def test_training_helpers_detect_divergence_and_restore_a_module():
-    from assocmem._checks import (TrainingDiverged, check_finite_parameters, check_loss_finite, restore_state,
-                                  state_copy)
+    from assocmem._checks import TrainingDiverged, check_finite_parameters, check_loss, restore_state, state_copy
     layer = torch.nn.Linear(3, 2)
     saved = state_copy(layer)
     with torch.no_grad():
@@ -109,11 +108,31 @@ def test_training_helpers_detect_divergence_and_restore_a_module():
     restore_state(layer, saved)
     assert torch.equal(layer.weight, saved["weight"]) and layer.weight.data_ptr() != saved["weight"].data_ptr()
     check_finite_parameters(layer)
-    check_loss_finite(torch.tensor(1.5), 1, what="t", lr=0.1)
-    for bad in (float("nan"), float("inf")):
+    check_loss(torch.tensor(1.5), 1, what="t", lr=0.1)
+    for bad in (float("nan"), float("inf"), -float("inf")):
         with pytest.raises(TrainingDiverged, match="t diverged: the loss is .* at step 4 .*restored"):
-            check_loss_finite(torch.tensor(bad), 4, what="t", lr=0.1)
+            check_loss(torch.tensor(bad), 4, what="t", lr=0.1)
     assert issubclass(TrainingDiverged, FloatingPointError) and issubclass(TrainingDiverged, ValueError)
+
+
+def test_the_loss_limit_is_where_the_targets_probability_leaves_the_dtypes_normal_range():
+    """A finite blow-up (a loss of 1e15 nats from weights near 1e30) is a divergence; a loss at
+    the limit is not."""
+    import math
+
+    from assocmem._checks import TrainingDiverged, check_loss, loss_limit
+    for dtype in (torch.float32, torch.float64):
+        limit = loss_limit(dtype)
+        assert math.exp(-limit) == pytest.approx(torch.finfo(dtype).tiny, rel=1e-12)
+        check_loss(torch.tensor(limit, dtype=dtype).nextafter(torch.tensor(0.0, dtype=dtype)), 1, what="t", lr=0.1)
+        with pytest.raises(TrainingDiverged, match=rf"the loss is .* at step 2, above {limit:.0f} nats .*"
+                                                   rf"smallest normal {dtype}\) \(lr = 0.1\).*No model"):
+            check_loss(torch.tensor(limit * 1.01, dtype=dtype), 2, what="t", lr=0.1, restored=False)
+    assert round(loss_limit(torch.float32), 1) == 87.3 and round(loss_limit(torch.float64), 1) == 708.4
+    with pytest.raises(TrainingDiverged, match=r"the loss is 1e\+15 after the last update \(step 7\)"):
+        check_loss(torch.tensor(1e15, dtype=torch.float64), 7, what="t", lr=1e15, final=True)
+    with pytest.raises(ValueError, match="floating torch dtype"):
+        loss_limit(torch.int64)
 
 
 def test_whole_numbers_and_index_tensor_refuse_what_they_would_round():

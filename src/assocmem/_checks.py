@@ -180,10 +180,11 @@ def token_ids(tokens, vocab_size: int):
 
 
 class TrainingDiverged(FloatingPointError, ValueError):
-    """A training whose loss or parameters became non-finite (NaN or inf).
+    """A training that diverged: a loss beyond :func:`loss_limit` (NaN and inf included), or
+    non-finite parameters.
 
-    Raised by the trainings of the library at the first non-finite loss, after the model's
-    parameters have been put back as they were before the call. It is both a
+    Raised by the trainings of the library at the first such loss (or after the last update),
+    after the model's parameters have been put back as they were before the call. It is both a
     :class:`FloatingPointError` and a :class:`ValueError` (the error the trainings have always
     raised for a diverged run), so either ``except`` clause catches it.
     """
@@ -205,25 +206,65 @@ def restore_state(module, saved: dict) -> None:
         module.load_state_dict(saved)
 
 
-def check_loss_finite(loss, step: int, *, what: str, lr: float, restored: bool = True) -> None:
-    """:class:`TrainingDiverged` if the 0-d tensor ``loss`` is NaN or infinite, naming ``step``.
+def loss_limit(dtype) -> float:
+    """The largest mean cross-entropy (nats) a training accepts: ``-ln`` of ``dtype``'s smallest
+    normal number (87.3 for float32, 708.4 for float64).
 
-    Only reads ``loss`` (no value of the training changes); ``step`` counts from 1. ``restored``
-    says whether the caller puts the model back before the error propagates (the message says so);
-    otherwise the message says that no model is returned.
+    A mean cross-entropy ``L`` gives the targets a geometric-mean probability ``exp(-L)``. Beyond
+    this limit that probability is below every normal number of the dtype the logits are computed
+    in: the logits have come apart by more than the dtype's exponent range. It is the finite
+    stage of a blow-up whose next step is an inf or a NaN: weights driven to 1e30 by too large a
+    learning rate give such losses while every number is still finite.
+
+    The limit is a property of the dtype, not a tuning: a training that learns stays far below it
+    (near ``ln V`` and falling), so the check never stops one, and it changes no value of a
+    normal run. What it does not call a divergence is a model whose weights are large but whose
+    loss stays representable (a softmax attention driven into saturation by a huge ``lr``): its
+    outputs are finite, its loss record shows that it learns nothing, and the evaluations, which
+    refuse non-finite logits, report its true accuracy.
+
+    Raises
+    ------
+    ValueError
+        If ``dtype`` is not a floating torch dtype.
+    """
+    import torch
+
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating torch dtype; got {dtype!r}")
+    return -math.log(torch.finfo(dtype).tiny)
+
+
+def check_loss(loss, step: int, *, what: str, lr: float, restored: bool = True, final: bool = False) -> None:
+    """:class:`TrainingDiverged` if the 0-d tensor ``loss`` (a mean cross-entropy, nats) is NaN,
+    infinite or above :func:`loss_limit` of its dtype, naming ``step``.
+
+    One comparison, ``|loss| <= limit`` (NaN compares false), read on the host: the same single
+    read a finiteness check makes, and no value of the training changes. ``step`` counts from 1;
+    ``final`` says the loss is the model's after the last update (step ``step``), which the
+    trainings check once so that no update goes unchecked. ``restored`` says whether the caller
+    puts the model back before the error propagates (the message says so); otherwise the message
+    says that no model is returned.
 
     Raises
     ------
     TrainingDiverged
-        ``"<what> diverged: the loss is nan at step 3 of 10 (lr = 1e+30); lower lr ..."``.
+        ``"<what> diverged: the loss is nan at step 3 (lr = 1e+30); lower lr ..."``, or
+        ``"... the loss is 3.9e+15 at step 2, above 708 nats (the targets' mean probability
+        exp(-loss) is below the smallest normal torch.float64) (lr = 1e+15) ..."``.
     """
-    import torch
-
-    if not bool(torch.isfinite(loss.detach())):
-        raise TrainingDiverged(f"{what} diverged: the loss is {float(loss.detach())} at step {step} "
-                               f"(lr = {lr:g}); lower lr. "
-                               + ("The model's parameters were restored as they were before the call"
-                                  if restored else "No model is returned"))
+    loss = loss.detach()
+    limit = loss_limit(loss.dtype)
+    if bool(loss.abs() <= limit):
+        return
+    value = float(loss)
+    when = f"after the last update (step {step})" if final else f"at step {step}"
+    beyond = "" if not math.isfinite(value) else (
+        f", above {limit:.0f} nats (the targets' mean probability exp(-loss) is below the smallest "
+        f"normal {loss.dtype})")
+    raise TrainingDiverged(f"{what} diverged: the loss is {value:.3g} {when}{beyond} (lr = {lr:g}); lower lr. "
+                           + ("The model's parameters were restored as they were before the call"
+                              if restored else "No model is returned"))
 
 
 def non_finite_parameter(module) -> str | None:

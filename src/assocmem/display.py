@@ -304,8 +304,13 @@ def range_text(values, spec: str = DEFAULT_SPEC) -> str:
     Raises
     ------
     TypeError, ValueError
-        As :func:`fmt` does for a bad value or spec.
+        As :func:`fmt` does for a bad value or spec; a :class:`TypeError` if ``values`` is not a
+        sequence (a bare number, a 0-d array, a str, whose characters are not values, or a
+        mapping, whose keys are not).
     """
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__") \
+            or getattr(values, "ndim", 1) == 0:
+        raise TypeError(f"values must be a sequence of numbers (one per training); got {type(values).__name__}")
     x = np.asarray([float(_number(v)) for v in values], dtype=float)
     x = x[~np.isnan(x)]
     if len(x) == 0:

@@ -23,6 +23,9 @@ F64 = torch.float64
 FACTS = H.table_facts(4, 8)
 WRITTEN = A.MatrixAdapter(4, 4).write(FACTS.keys, FACTS.targets)
 BUILD = lambda: A.MatrixAdapter(4, 4)  # noqa: E731
+# memory_table rows of the trained GD MLP: width 8 stores training 0 only
+TRAINED = pd.DataFrame({"memory": ["mlp_gd"] * 3, "geometry": ["isotropic"] * 3, "size": [4, 4, 8],
+                        "training": [0, 1, 0], "F_star": [3, 4, 5]})
 
 BAD = [
     # adapters: sizes, flags, rules, dtypes and devices of every memory
@@ -106,6 +109,23 @@ BAD = [
     pytest.param(TS.sdm_neurons, (0, 2), {}, "d must be >= 1", id="sdm-neurons-zero-d"),
     pytest.param(TS.sdm_neurons, (8, True), {}, "count must be an integer", id="sdm-neurons-bool-count"),
     pytest.param(TS.load_table_results, ((),), {}, "presets must name at least one", id="load-table-no-preset"),
+    # issue 31, closing audit: the names that had no row (the trained-memory helpers came with issue 26)
+    pytest.param(TS.TableConfig, (1, 8, (4,), (8,)), {}, "d must be >= 2", id="table-config-narrow"),
+    pytest.param(TS.TableConfig, (4, 8, (4,), (8,)), {"gd_trainings": 0}, "gd_trainings must be >= 1",
+                 id="table-config-no-training"),
+    pytest.param(TS.TableConfig, (4, 8, (4,), (8,)), {"memories": ("hopfeld",)}, "unknown memories",
+                 id="table-config-unknown-memory"),
+    pytest.param(TS.gd_agreement_rules, ("quick",), {}, "config must be a TableConfig", id="gd-rules-preset-name"),
+    pytest.param(TS.median_training, (TRAINED.drop(columns="F_star"),), {}, "missing columns \\['F_star'\\]",
+                 id="median-training-no-capacity"),
+    pytest.param(TS.median_training, ("rows",), {}, "must hold memory_table rows", id="median-training-str"),
+    pytest.param(TS.training_views, (TRAINED,), {}, "a trained point stores 1 of the 2 trainings",
+                 id="training-views-missing-training"),
+    pytest.param(A.MemoryInfo, ("x", "IV"), {}, "part must be 'I', 'II' or 'III'", id="memory-info-part"),
+    pytest.param(A.MemoryInfo, ("x", "I"), {"size": "d"}, "size must be None, 'm' or 'r'", id="memory-info-size"),
+    pytest.param(A.MemoryInfo, ("", "I"), {}, "label must be a non-empty str", id="memory-info-no-label"),
+    pytest.param(A.MemoryInfo, ("x", "I"), {"trained": 1}, "trained must be True or False",
+                 id="memory-info-int-flag"),
 ]
 
 

@@ -105,6 +105,11 @@ EDIT_MODEL = ED.EditingLM(ED.EditingLMConfig(vocab_size=EDIT_CORPUS.vocab_size, 
                           ED.build_fact_expert("data_dependent", ED.expert_fact_set(
                               ED.kaiming_embedding(EDIT_CORPUS.vocab_size, 8, dtype=F64), EDIT_CORPUS), 16))
 
+BOOK_FACTS = ED.generate_book_facts(6, seed=0)
+EDIT_E = ED.kaiming_embedding(EDIT_CORPUS.vocab_size, 8, dtype=F64)
+EDIT_FACTS = ED.expert_fact_set(EDIT_E, EDIT_CORPUS)
+EDIT_SEQS = ED.training_sequences(EDIT_CORPUS)
+
 EDIT_BILINEAR = ED.EditingLM(ED.EditingLMConfig(vocab_size=EDIT_CORPUS.vocab_size, d=8, dtype=F64),
                              ED.kaiming_embedding(EDIT_CORPUS.vocab_size, 8, dtype=F64),
                              BilinearMLP(Y[:, :8], Y[:, :8], W))  # a BilinearMLP expert: what the editors edit
@@ -585,6 +590,51 @@ BAD = [
     pytest.param(HF.decoder_layers, (torch.nn.Linear(2, 2),), {}, "no decoder blocks", id="i31-decoder-layers-linear"),
     pytest.param(HF.capture_from_folder, (".", [[1, 2, 3]]), {"seq_len": 0}, "seq_len", id="i31-capture-folder-seq"),
     pytest.param(HF.load_causal_lm, (".",), {"device": "tpu"}, "torch device", id="i31-hf-load-unknown-device"),
+    # issue 31, closing audit: the public names of transformer and editing that had no row
+    pytest.param(lambda: TR.ssfr_batch(SSFR, SSFR_MAP, 2, torch.Generator()).to("tpu"), (), {}, "unknown device",
+                 id="i31-ssfr-batch-to-unknown-device"),
+    pytest.param(ED.generate_book_facts, (0,), {}, "num_facts must be a positive integer", id="i31-book-facts-zero"),
+    pytest.param(ED.generate_book_facts, (6, True), {}, "seed must be an integer", id="i31-book-facts-bool-seed"),
+    pytest.param(ED.build_corpus, ("facts",), {}, "facts must be a BookFacts", id="i31-corpus-not-facts"),
+    pytest.param(ED.build_corpus, (BOOK_FACTS,), {"bpe_vocab_size": 2.5}, "bpe_vocab_size must be a positive integer",
+                 id="i31-corpus-fractional-bpe"),
+    pytest.param(ED.build_corpus, (BOOK_FACTS,), {"train_templates": (("The author of",),)},
+                 "\\(prefix, suffix\\) pair", id="i31-corpus-template-without-suffix"),
+    pytest.param(ED.kaiming_embedding, (True, 8), {}, "vocab_size must be an integer, got the boolean",
+                 id="i31-kaiming-bool-vocab"),
+    pytest.param(ED.kaiming_embedding, (10, 8), {"dtype": torch.float16}, "float16 is not supported",
+                 id="i31-kaiming-half"),
+    pytest.param(ED.EditingLMConfig, (True,), {}, "vocab_size must be an integer, got the boolean",
+                 id="i31-lm-config-bool-vocab"),
+    pytest.param(ED.EditingLMConfig, (10,), {"d": 7}, "d must be even", id="i31-lm-config-odd-width"),
+    pytest.param(ED.edit_assignment, (6, 1.5), {}, "fraction must be <= 1", id="i31-edit-assignment-fraction"),
+    pytest.param(ED.edit_assignment, (6, "0.5"), {}, "fraction must be a real number", id="i31-edit-assignment-str"),
+    pytest.param(ED.EditAssignment, ([0], [1, 1, 2]), {}, "authors must be a permutation",
+                 id="i31-assignment-not-a-permutation"),
+    pytest.param(ED.EditAssignment, ([0, 0], [1, 0, 2]), {}, "distinct fact indices", id="i31-assignment-repeated"),
+    pytest.param(ED.EditAssignment, ([0.5], [1, 0, 2]), {}, "altered must hold whole numbers",
+                 id="i31-assignment-fractional-index"),
+    pytest.param(ED.EditAssignment, ([0], [0, 1, 2]), {}, "every altered fact must change its author",
+                 id="i31-assignment-unchanged-author"),
+    pytest.param(ED.EditAssignment, ([5], [1, 0, 2]), {}, "altered must lie in \\[0, F\\)",
+                 id="i31-assignment-out-of-range"),
+    pytest.param(ED.expert_fact_set, (EDIT_E[:3], EDIT_CORPUS), {}, "vocab_size", id="i31-expert-facts-short-table"),
+    pytest.param(ED.expert_fact_set, (EDIT_E, EDIT_CORPUS, [True] * 6), {}, "authors must hold integers",
+                 id="i31-expert-facts-bool-authors"),
+    pytest.param(ED.expert_fact_set, (EDIT_E, EDIT_CORPUS, [0.5] * 6), {}, "authors must hold whole numbers",
+                 id="i31-expert-facts-fractional-authors"),
+    pytest.param(ED.build_fact_expert, ("hebbian", EDIT_FACTS, 8), {}, "unknown method",
+                 id="i31-fact-expert-unknown-method"),
+    pytest.param(ED.build_fact_expert, ("data_dependent", EDIT_FACTS, True), {}, "m must be a positive integer",
+                 id="i31-fact-expert-bool-width"),
+    pytest.param(ED.Sequences, (EDIT_SEQS.tokens, EDIT_SEQS.targets[:, :-1], EDIT_SEQS.mask, EDIT_SEQS.author_mask),
+                 {}, "targets must have the tokens' shape", id="i31-sequences-shapes"),
+    pytest.param(ED.Sequences, (EDIT_SEQS.tokens.float(), EDIT_SEQS.targets, EDIT_SEQS.mask, EDIT_SEQS.author_mask),
+                 {}, "tokens must be an integer tensor", id="i31-sequences-float-tokens"),
+    pytest.param(ED.Sequences, (EDIT_SEQS.tokens, EDIT_SEQS.targets, EDIT_SEQS.mask & False, EDIT_SEQS.author_mask),
+                 {}, "every row needs a real position", id="i31-sequences-empty-mask"),
+    pytest.param(ED.weight_edit, (EDIT_BILINEAR, "rome", "targets", "preserved"), {},
+                 "targets must be EditTargets .* and preserved PromptKeys", id="i31-weight-edit-not-records"),
 ]
 
 

@@ -22,17 +22,24 @@ from assocmem.sweeps import (
     ResultsPaths,
     RowsDisagree,
     SerialExecutor,
+    Sweep,
     canonical_key,
     check_rows,
+    check_spread,
     config_to_json,
+    leave_one_training_out,
     load_largest_results,
     load_results,
     make_executor,
+    median_training,
     point_seed,
+    prediction_half_width,
     read_provenance,
     register_sweep,
     run_sweep,
     smallest_width,
+    training_spread,
+    training_views,
     unregister_sweep,
 )
 from assocmem.sweeps.engine import environment_info, execute_point
@@ -42,6 +49,7 @@ from assocmem.sweeps.store import ResultsStore, format_line, format_value, grid_
 from tests.sweeps._toy import ToyConfig, toy_point, toy_points
 
 LIVE = pd.DataFrame({"k": [1, 2], "x": [0.1, 0.2], "s": ["a", "b"]})
+TRAININGS = pd.concat([LIVE.assign(training=t, x=LIVE.x + 0.01 * t) for t in range(3)], ignore_index=True)
 STEP = lambda m: float(m >= 5)  # noqa: E731 - a threshold at 5
 
 
@@ -181,6 +189,27 @@ BAD = [
                           exact=["s"]), RowsDisagree, "overflows float64"),
     (lambda t: check_rows(LIVE.assign(x=[0.1, -math.inf]), LIVE.assign(x=[0.1, math.inf]), ["k"], exact=["x", "s"]),
      RowsDisagree, "x: equal broken"),
+    # spread (issue 31's closing audit: the trainings' rules of issue 26)
+    (lambda t: prediction_half_width(1, 0.1), ValueError, "n must be an integer >= 2"),
+    (lambda t: prediction_half_width(3, math.nan), ValueError, "sd must be finite"),
+    (lambda t: prediction_half_width(3, 0.1, alpha=0), ValueError, "alpha must be > 0"),
+    (lambda t: prediction_half_width(3, 0.1, df=2.5), ValueError, "df must be an integer >= 1"),
+    (lambda t: training_spread("rows", "k", "x"), TypeError, "frame must be a pandas DataFrame"),
+    (lambda t: training_spread(TRAININGS, "k", "s"), ValueError, "column 's' of frame must hold numbers"),
+    (lambda t: training_spread(TRAININGS, "k", "x", training="t"), ValueError, r"lacks the columns \['t'\]"),
+    (lambda t: training_views(TRAININGS, "q"), ValueError, r"lacks the columns \['q'\]"),
+    (lambda t: median_training(TRAININGS, "k", "y"), ValueError, r"lacks the columns \['y'\]"),
+    (lambda t: check_spread(LIVE, TRAININGS, "k", columns=["x"], exact="s"), TypeError,
+     "columns must be a mapping of column -> resolution"),
+    (lambda t: check_spread(LIVE, TRAININGS, "k", columns={"x": -1.0}, exact="s"), ValueError,
+     "resolution of 'x' must be >= 0"),
+    (lambda t: check_spread(LIVE.assign(x=["a", "b"]), TRAININGS, "k", columns={"x": 0.0}, exact="s"), ValueError,
+     "column 'x' of live must hold numbers"),
+    (lambda t: leave_one_training_out(TRAININGS[TRAININGS.training < 2], "k", columns={"x": 0.0}, exact="s"),
+     ValueError, "every stored point needs at least three trainings"),
+    (lambda t: leave_one_training_out(LIVE, "k", columns={"x": 0.0}, exact="s"), ValueError,
+     "stored must be a DataFrame with a 'training' column"),
+    (lambda t: Sweep("", ToyConfig, {}, toy_points, toy_point), ValueError, "sweep name must match"),
 ]
 
 

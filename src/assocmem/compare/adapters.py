@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import torch
 
-from assocmem._checks import as_int, as_real, positive_int, seed_int
+from assocmem._checks import as_bool, as_int, as_real, positive_int, seed_int
 from assocmem.linear.attention import LinearAttentionDecoder, softmax_attention
 from assocmem.linear.memory import DeltaRuleMemory, LeastSquaresMemory, OuterProductMemory
 from assocmem.memory_protocol import AssociativeMemory
@@ -592,6 +592,12 @@ class MemoryInfo:
     trained : bool
         Whether the memory comes out of a training (the GD MLP): its results are a sample over
         initialisations, and the ``memory_table`` sweep stores several trainings of it.
+
+    Raises
+    ------
+    ValueError
+        On construction: an empty label, a part other than ``"I"``, ``"II"``, ``"III"``, a size
+        other than None, ``"m"``, ``"r"``, an unknown write rule, or a flag that is not a bool.
     """
 
     label: str
@@ -603,8 +609,16 @@ class MemoryInfo:
     trained: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.label, str) or not self.label.strip():
+            raise ValueError(f"label must be a non-empty str; got {self.label!r}")
+        if self.part not in ("I", "II", "III"):
+            raise ValueError(f"part must be 'I', 'II' or 'III'; got {self.part!r}")
+        if self.size not in (None, "m", "r"):
+            raise ValueError(f"size must be None, 'm' or 'r'; got {self.size!r}")
         if self.write_rule not in WRITE_RULES:
             raise ValueError(f"write_rule must be one of {WRITE_RULES}; got {self.write_rule!r}")
+        for name in ("grows_with_pairs", "unit_sphere", "trained"):
+            as_bool(getattr(self, name), name)
 
 
 #: The write rules of :attr:`MemoryInfo.write_rule`.

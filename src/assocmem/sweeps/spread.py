@@ -130,10 +130,12 @@ def training_spread(frame: pd.DataFrame, keys: Sequence[str] | str, columns: Ite
     Raises
     ------
     ValueError
-        A missing key or column, ``training`` among the keys, or a point with a training twice.
+        A missing key or column, ``training`` among the keys, a point with a training twice, or
+        a column whose values are not numbers.
     """
     keys, columns = _names(keys, "keys"), _names(columns, "columns")
     _check_frame(frame, "frame", keys, columns, training)
+    _check_numeric(frame, "frame", columns)
     records = []
     for key, group in frame.groupby(keys, dropna=False, sort=False):
         key = key if isinstance(key, tuple) else (key,)
@@ -245,6 +247,16 @@ def _check_frame(frame, name, keys, columns, training) -> None:
         raise ValueError(f"{name} has a point with the same {training!r} twice")
 
 
+def _check_numeric(frame: pd.DataFrame, name: str, columns) -> None:
+    """A :class:`ValueError` naming the first of ``columns`` whose values are not numbers."""
+    for c in columns:
+        try:
+            pd.to_numeric(frame[c], errors="raise")
+        except (ValueError, TypeError):
+            raise ValueError(f"column {c!r} of {name} must hold numbers (a spread is taken over them); "
+                             f"got dtype {frame[c].dtype}") from None
+
+
 def check_spread(
     live: pd.DataFrame,
     stored: pd.DataFrame,
@@ -303,7 +315,7 @@ def check_spread(
     ValueError
         Missing or repeated columns; a live column named by no rule (or by two); a resolution
         that is not a finite real ``>= 0``; a bad ``alpha`` or ``min_trainings``; a stored point
-        with a training twice.
+        with a training twice; a column under ``columns`` whose values are not numbers.
     RowsDisagree
         A live row whose point has no stored trainings or fewer than ``min_trainings``; a value
         outside its interval (a live NaN passes only where a stored training is NaN too, an
@@ -397,6 +409,8 @@ def _validated(live, stored, keys, columns, exact, ignore, training, alpha, min_
     unnamed = [c for c in live.columns if c not in named]
     if unnamed:
         raise ValueError(f"live columns named by no rule: {unnamed}")
+    _check_numeric(stored, "stored", quanta)
+    _check_numeric(live, "live", quanta)
     return keys, quanta, exact
 
 

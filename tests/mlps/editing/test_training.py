@@ -29,8 +29,8 @@ def one_thread():
         yield
 
 
-def _tiny(steps=60, seed=0):
-    return base_model(CORPUS, d=16, expert="data_dependent", m=48, seed=seed, dtype=F64,
+def _tiny(steps=60, seed=0, dtype=F64):
+    return base_model(CORPUS, d=16, expert="data_dependent", m=48, seed=seed, dtype=dtype,
                       train=LMTrainConfig(steps=steps, batch_size=16, lr=1e-2, seed=seed))
 
 
@@ -114,29 +114,49 @@ def tiny_model():
         return _tiny(steps=2)[0]
 
 
-def test_a_diverging_training_raises_naming_its_step_and_restores_the_model(tiny_model):
-    """lr = 1e30: the updates drive the activations to inf, and the fact expert refuses its input."""
+@pytest.mark.parametrize("dtype, says", [
+    (torch.float32, "the forward pass fails at step 2, after 1 update"),  # the expert refuses inf activations
+    (F64, r"the loss is [\d.]+e\+30 at step 2, above 708 nats"),  # finite: weights near 1e30
+])
+def test_a_diverging_training_raises_naming_its_step_and_restores_the_model(dtype, says):
+    """lr = 1e30: one update drives the weights to about 1e30. In float32 the next forward pass
+    overflows and the fact expert refuses its input; in float64 every number is still finite but
+    the loss, some 4e30 nats, is beyond the loss limit (such a run used to go on, and with fewer
+    steps returned the model)."""
     from assocmem._checks import TrainingDiverged
-    before = _state(tiny_model)
-    tiny_model.eval()
-    with pytest.raises(TrainingDiverged, match=r"train_lm diverged: .* step \d+ .*lr = 1e\+30.*restored"):
-        train_lm(tiny_model, training_sequences(CORPUS), LMTrainConfig(steps=20, batch_size=16, lr=1e30))
-    assert _same_state(tiny_model, before) and not tiny_model.training
+    model = _tiny(steps=2, dtype=dtype)[0]
+    before = _state(model)
+    model.eval()
+    with pytest.raises(TrainingDiverged, match=rf"train_lm diverged: {says}.*lr = 1e\+30.*restored"):
+        train_lm(model, training_sequences(CORPUS), LMTrainConfig(steps=20, batch_size=16, lr=1e30))
+    assert _same_state(model, before) and not model.training
 
 
-def test_an_injected_nan_loss_stops_the_training_at_its_step(tiny_model, monkeypatch):
+@pytest.mark.parametrize("dtype, says", [
+    (torch.float32, r"the forward pass fails after the last update \(step 1\)"),
+    (F64, r"the loss is [\d.]+e\+15 after the last update \(step 1\), above 708 nats"),
+])
+def test_a_last_update_that_blows_up_the_weights_is_refused_and_undone(dtype, says):
+    """lr = 1e15 for one step leaves finite weights near 1e15, which the training used to return:
+    the loss after the last update is checked as every other."""
+    from assocmem._checks import TrainingDiverged
+    model = _tiny(steps=2, dtype=dtype)[0]
+    before = _state(model)
+    with pytest.raises(TrainingDiverged, match=rf"train_lm diverged: {says}.*restored"):
+        train_lm(model, training_sequences(CORPUS), LMTrainConfig(steps=1, batch_size=16, lr=1e15))
+    assert _same_state(model, before)
+
+
+@pytest.mark.parametrize("factor, says", [(float("nan"), "the loss is nan at step 4 "),
+                                          (1e6, r"the loss is [\d.]+e\+0[67] at step 4, above 708 nats")])
+def test_an_injected_nan_or_finite_blow_up_stops_the_training_at_its_step(tiny_model, scale_loss_at, factor, says):
+    """A loss of some 1e6 nats is finite but beyond float64's loss limit: a divergence (it used to
+    go on training)."""
     import assocmem.mlps.editing.training as T
 
-    real, calls = T.Fn.cross_entropy, []
-
-    def poisoned(*args, **kwargs):
-        calls.append(1)
-        out = real(*args, **kwargs)
-        return out * float("nan") if len(calls) == 4 else out
-
     before = _state(tiny_model)
-    monkeypatch.setattr(T.Fn, "cross_entropy", poisoned)
-    with pytest.raises(FloatingPointError, match="the loss is nan at step 4 "):
+    calls = scale_loss_at(T.Fn, 4, factor)
+    with pytest.raises(FloatingPointError, match=says):
         train_lm(tiny_model, training_sequences(CORPUS), LMTrainConfig(steps=10, batch_size=8, lr=1e-2))
     assert len(calls) == 4 and _same_state(tiny_model, before)
 

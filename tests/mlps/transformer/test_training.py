@@ -115,23 +115,32 @@ def test_a_diverging_training_stops_at_its_first_non_finite_loss_and_restores_th
     assert _same_state(model, before) and not model.training
 
 
-def test_an_injected_nan_loss_names_its_step_and_leaves_the_model_unchanged(monkeypatch):
-    import assocmem.mlps.transformer.training as T
-
-    real, calls = T.Fn.cross_entropy, []
-
-    def poisoned(*args, **kwargs):
-        calls.append(1)
-        out = real(*args, **kwargs)
-        return out * float("nan") if len(calls) == 3 else out
-
+@pytest.mark.parametrize("factor, says", [(float("nan"), "the loss is nan at step 3 "),
+                                          (1e6, r"the loss is [\d.]+e\+0[56] at step 3, above 708 nats")])
+def test_an_injected_nan_or_finite_blow_up_names_its_step_and_leaves_the_model_unchanged(scale_loss_at, factor,
+                                                                                         says):
+    """A loss of some 1e6 nats is finite but beyond float64's loss limit: a divergence (it used to
+    go on training)."""
     model = SSFRTransformer(MC, E, task=TASK)
     before = _state(model)
-    monkeypatch.setattr(T.Fn, "cross_entropy", poisoned)
-    with pytest.raises(FloatingPointError, match="the loss is nan at step 3 .*restored"):
+    import assocmem.mlps.transformer.training as T
+    calls = scale_loss_at(T.Fn, 3, factor)
+    with pytest.raises(FloatingPointError, match=says + ".*restored"):
         train_attention(model, TASK, identity_map(TASK), TrainConfig(steps=10, batch_size=8, lr=1e-2))
     assert len(calls) == 3  # stopped there, not after all ten steps
     assert _same_state(model, before) and model.training
+
+
+def test_a_last_update_that_blows_up_the_weights_is_refused_and_undone():
+    """float32, lr = 1e30, one step: the weights become finite values near 1e30, which the
+    training used to return; the loss after the last update is not finite."""
+    from assocmem._checks import TrainingDiverged
+    model = SSFRTransformer(TransformerConfig(d=16, dtype=torch.float32, device="cpu"), E.float(), task=TASK)
+    before = _state(model)
+    with pytest.raises(TrainingDiverged, match=r"train_attention diverged: the loss is .* after the last update "
+                                               r"\(step 1\).*restored"):
+        train_attention(model, TASK, identity_map(TASK), TrainConfig(steps=1, batch_size=16, lr=1e30))
+    assert _same_state(model, before)
 
 
 def test_a_last_update_that_leaves_a_non_finite_weight_is_refused_and_undone(monkeypatch):

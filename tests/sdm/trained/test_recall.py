@@ -87,18 +87,6 @@ def test_the_model_refuses_a_batch_of_the_wrong_width_or_vocabulary():
         model.readout(_batch(vocab=20, seed=5))
 
 
-def _poison_loss_at(monkeypatch, module, bad_step, attribute="cross_entropy"):
-    """Make the ``bad_step``-th call of ``module.<attribute>`` return a NaN loss (failure injection)."""
-    real, calls = getattr(module, attribute), []
-
-    def poisoned(*args, **kwargs):
-        out = real(*args, **kwargs)
-        calls.append(1)
-        return out * math.nan if len(calls) == bad_step else out
-
-    monkeypatch.setattr(module, attribute, poisoned)
-
-
 def test_a_diverging_training_raises_at_the_first_non_finite_loss():
     from assocmem._checks import TrainingDiverged
     with pytest.raises(TrainingDiverged, match=r"train_recall diverged: the loss is nan at step 2 \(lr = 1e\+30\)") as err:
@@ -106,10 +94,27 @@ def test_a_diverging_training_raises_at_the_first_non_finite_loss():
     assert isinstance(err.value, FloatingPointError) and isinstance(err.value, ValueError)
 
 
-def test_an_injected_nan_loss_stops_the_training_at_its_step(monkeypatch):
-    _poison_loss_at(monkeypatch, torch.nn.functional, 3)
+def test_an_injected_nan_loss_stops_the_training_at_its_step(scale_loss_at):
+    scale_loss_at(torch.nn.functional, 3, math.nan)
     with pytest.raises(FloatingPointError, match="the loss is nan at step 3 .*No model is returned"):
         train_recall(RecallConfig(**TINY))
+
+
+def test_a_finite_blow_up_of_the_loss_stops_the_training_at_its_step(scale_loss_at):
+    """A loss of some 1e6 nats is finite, but the targets' mean probability exp(-loss) is below
+    float64's smallest normal number: the training stops there (it used to go on)."""
+    scale_loss_at(torch.nn.functional, 3, 1e6)
+    with pytest.raises(FloatingPointError, match=r"the loss is [\d.]+e\+0[56] at step 3, above 708 nats .*No"):
+        train_recall(RecallConfig(**TINY))
+
+
+def test_a_last_update_that_blows_up_the_weights_raises():
+    """lr = 1e15 for one step leaves finite weights near 1e15 whose loss is not finite: the loss
+    after the last update is checked as every other (such a model used to be returned)."""
+    from assocmem._checks import TrainingDiverged
+    with pytest.raises(TrainingDiverged, match=r"train_recall diverged: the loss is .* after the last update "
+                                               r"\(step 1\).*No model is returned"):
+        train_recall(RecallConfig(**{**TINY, "steps": 1, "lr": 1e15, "beta_lr": 1e15}))
 
 
 def test_a_last_update_that_leaves_a_non_finite_weight_raises(monkeypatch):

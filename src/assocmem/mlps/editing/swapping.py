@@ -22,10 +22,11 @@ Seed 001, Sec. 5.2 ("Fact Editing via MLP Swapping"), App. A.4.5 ("GD MLP Setup"
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch.nn import functional as Fn
 
-from assocmem._checks import as_real, positive_int, seed_int
+from assocmem._checks import as_real, index_tensor, positive_int, seed_int, whole_numbers
 from assocmem.mlps.editing.data import BookCorpus
 from assocmem.mlps.editing.model import EditingLM
 from assocmem.mlps.facts import FactSet
@@ -64,14 +65,43 @@ class EditAssignment:
     authors : torch.Tensor, shape ``(F,)``, int64
         The post-edit author of every fact (a permutation of ``0 .. F-1``): ``authors[i] = i``
         for preserved facts, ``authors[i] != i`` for altered ones.
+
+    Parameters
+    ----------
+    altered : sequence of int or torch.Tensor, shape ``(n,)``
+        Distinct fact indices in ``[0, F)``, ``n >= 1``, in any order (booleans, strings and
+        non-integral floats are refused, never rounded).
+    authors : sequence of int or torch.Tensor, shape ``(F,)``
+        As the attribute; ``F >= 2``.
+
+    Raises
+    ------
+    ValueError
+        ``authors`` not a 1-D permutation of ``0 .. F-1`` with ``F >= 2``; ``altered`` empty,
+        repeated, or outside ``[0, F)``; an altered fact that keeps its author or a preserved one
+        that changes it (the post-edit facts would not be the ones the metrics score).
     """
 
     def __init__(self, altered: torch.Tensor, authors: torch.Tensor) -> None:
-        F = authors.numel()
+        a = whole_numbers(authors, "authors")
+        F = a.size
+        if a.ndim != 1 or F < 2:
+            raise ValueError(f"authors must have shape (F,) with F >= 2; got shape {a.shape}")
+        if not (np.sort(a) == np.arange(F)).all():
+            raise ValueError(f"authors must be a permutation of 0 .. F-1 (one book per author); got "
+                             f"{a.astype(np.int64).tolist()[:12]}")
+        authors = torch.from_numpy(a.astype(np.int64))
+        altered = index_tensor(altered, "altered", F, "F")
+        if altered.numel() == 0 or altered.unique().numel() != altered.numel():
+            raise ValueError(f"altered must hold distinct fact indices, at least one; got {altered.tolist()}")
         self.altered = altered.sort().values
         mask = torch.ones(F, dtype=torch.bool)
         mask[self.altered] = False
         self.preserved = torch.arange(F)[mask]
+        if bool((authors[self.altered] == self.altered).any()) or \
+                not torch.equal(authors[self.preserved], self.preserved):
+            raise ValueError("every altered fact must change its author (authors[i] != i) and every other keep "
+                             "it (authors[i] = i)")
         self.authors = authors
 
     @property
@@ -142,7 +172,7 @@ def expert_fact_set(embedding: torch.Tensor, corpus: BookCorpus, authors=None) -
     ------
     ValueError
         An embedding whose shape does not fit the corpus, non-finite or zero rows, an author map
-        of the wrong shape or range.
+        of the wrong shape or range, or one holding booleans, strings or fractions.
     """
     if not isinstance(corpus, BookCorpus):
         raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
@@ -156,9 +186,13 @@ def expert_fact_set(embedding: torch.Tensor, corpus: BookCorpus, authors=None) -
         raise ValueError("embedding contains non-finite entries (nan or inf)")
     if bool((books.norm(dim=1) == 0).any() or (vals.norm(dim=1) == 0).any()):
         raise ValueError("a book or author embedding is zero and cannot be normalised")
-    mapping = torch.arange(F) if authors is None else torch.as_tensor(authors)
-    if mapping.shape != (F,):
-        raise ValueError(f"authors must have shape (F,) = ({F},); got {tuple(mapping.shape)}")
+    if authors is None:
+        mapping = torch.arange(F)
+    else:
+        a = whole_numbers(authors, "authors")  # booleans, strings and fractions refused, never rounded
+        if a.shape != (F,):
+            raise ValueError(f"authors must have shape (F,) = ({F},); got {a.shape}")
+        mapping = index_tensor(a, "authors", F, "F")
     return FactSet(Fn.normalize(books, dim=1), Fn.normalize(vals, dim=1), mapping)
 
 

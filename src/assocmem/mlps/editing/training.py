@@ -42,7 +42,7 @@ import numpy as np
 import torch
 from torch.nn import functional as Fn
 
-from assocmem._checks import (TrainingDiverged, as_real, check_finite_parameters, check_loss_finite, index_tensor,
+from assocmem._checks import (TrainingDiverged, as_real, check_finite_parameters, check_loss, index_tensor,
                               non_finite_parameter, positive_int, restore_state, seed_int, state_copy)
 from assocmem.devices import resolve_device
 from assocmem.mlps.editing.data import BookCorpus
@@ -136,12 +136,38 @@ class Sequences:
         The real next-token positions (``targets`` is not padding).
     author_mask : torch.Tensor, shape ``(N, T)``, bool
         The one position per row whose target is the author token.
+
+    Raises
+    ------
+    ValueError
+        On construction: a field that is not a tensor, ``tokens`` not ``(N, T)`` with
+        ``N, T >= 1``, another field of another shape, token ids or targets that are not integer
+        tensors, masks that are not bool tensors, or a row without a real position (its loss
+        would be the NaN of an empty mean, read as a divergence).
     """
 
     tokens: torch.Tensor
     targets: torch.Tensor
     mask: torch.Tensor
     author_mask: torch.Tensor
+
+    def __post_init__(self) -> None:
+        fields = {n: getattr(self, n) for n in ("tokens", "targets", "mask", "author_mask")}
+        for name, t in fields.items():
+            if not isinstance(t, torch.Tensor):
+                raise ValueError(f"{name} must be a torch.Tensor; got {type(t).__name__}")
+        shape = tuple(self.tokens.shape)
+        if len(shape) != 2 or 0 in shape:
+            raise ValueError(f"tokens must have shape (N, T) with N, T >= 1; got {shape}")
+        for name, t in fields.items():
+            if tuple(t.shape) != shape:
+                raise ValueError(f"{name} must have the tokens' shape {shape}; got {tuple(t.shape)}")
+            integer = not (t.is_floating_point() or t.is_complex() or t.dtype == torch.bool)
+            if integer != (name in ("tokens", "targets")):
+                raise ValueError(f"{name} must be {'an integer' if name in ('tokens', 'targets') else 'a bool'} "
+                                 f"tensor; got {t.dtype}")
+        if not bool(self.mask.any(dim=1).all()):
+            raise ValueError("every row needs a real position (mask True somewhere): a row without one has no loss")
 
     def __len__(self) -> int:
         return self.tokens.shape[0]
@@ -221,9 +247,12 @@ def train_lm(model: EditingLM, data: Sequences, config: LMTrainConfig) -> LMTrai
         ids out of the model's vocabulary.
     assocmem._checks.TrainingDiverged
         (a :class:`FloatingPointError` and a :class:`ValueError`; lower ``lr``) at the first step
-        whose loss is NaN or infinite, at a step after the first whose forward pass fails (the
-        updates have driven the activations out of range, so that the fact expert refuses its
-        input), or if the last update leaves a non-finite parameter. The message names the step.
+        whose loss is NaN, infinite or above :func:`~assocmem._checks.loss_limit` of its dtype
+        (87 nats in float32, 708 in float64: a finite blow-up, such as weights driven to 1e30),
+        at a step after the first whose forward pass fails (the updates have driven the
+        activations out of range, so that the fact expert refuses its input), or if the last
+        update does either (its loss is computed once more, on the last batch) or leaves a
+        non-finite parameter. The message names the step.
         On this error, and on any other raised during the steps, the model's parameters (and
         those of every model sharing its trained modules) and its training mode are put back as
         they were before the call.
@@ -250,21 +279,26 @@ def train_lm(model: EditingLM, data: Sequences, config: LMTrainConfig) -> LMTrai
     was = model.training
     saved = state_copy(model)
     model.train()
+
+    def loss_of(idx, updates: int, final: bool = False) -> torch.Tensor:
+        try:
+            logits = model.head(model.feed_forward(model.attention(tokens[idx])[0]))  # (B, T, V)
+        except (ValueError, RuntimeError, FloatingPointError) as err:
+            if updates == 0:  # the model as given fails: not a divergence
+                raise
+            when = f"after the last update (step {updates})" if final else f"at step {updates + 1}"
+            raise TrainingDiverged(
+                f"train_lm diverged: the forward pass fails {when}, after {updates} update(s) "
+                f"({err}); the largest trainable weight is {_largest(params):.3g} (lr = {config.lr:g}); "
+                "lower lr. The model's parameters were restored as they were before the call") from err
+        m = mask[idx]
+        return Fn.cross_entropy(logits[m], targets[idx][m])
+
     try:
         for step in range(config.steps):
             idx = torch.randint(len(data), (config.batch_size,), generator=gen).to(dev)
-            try:
-                logits = model.head(model.feed_forward(model.attention(tokens[idx])[0]))  # (B, T, V)
-            except (ValueError, RuntimeError, FloatingPointError) as err:
-                if step == 0:  # the model as given fails: not a divergence
-                    raise
-                raise TrainingDiverged(
-                    f"train_lm diverged: the forward pass of step {step + 1} fails after {step} update(s) "
-                    f"({err}); the largest trainable weight is {_largest(params):.3g} (lr = {config.lr:g}); "
-                    "lower lr. The model's parameters were restored as they were before the call") from err
-            m = mask[idx]
-            loss = Fn.cross_entropy(logits[m], targets[idx][m])
-            check_loss_finite(loss, step + 1, what="train_lm", lr=config.lr)
+            loss = loss_of(idx, step)
+            check_loss(loss, step + 1, what="train_lm", lr=config.lr)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -274,6 +308,9 @@ def train_lm(model: EditingLM, data: Sequences, config: LMTrainConfig) -> LMTrai
             raise TrainingDiverged(f"train_lm diverged: the last update left parameter {bad!r} non-finite "
                                    f"(lr = {config.lr:g}); lower lr. The model's parameters were restored as "
                                    "they were before the call")
+        with torch.no_grad():  # the last update is checked as every other one: by the loss it leads to
+            last = loss_of(idx, config.steps, final=True)
+        check_loss(last, config.steps, what="train_lm", lr=config.lr, final=True)
     except BaseException:
         restore_state(model, saved)
         raise

@@ -38,7 +38,7 @@ import torch
 from torch import nn
 from torch.nn import functional as Fn
 
-from assocmem._checks import (TrainingDiverged, as_int, as_real, check_loss_finite, non_finite_parameter, positive_int,
+from assocmem._checks import (TrainingDiverged, as_int, as_real, check_loss, non_finite_parameter, positive_int,
                               restore_state, state_copy)
 from assocmem.mlps.transformer.model import SSFRTransformer, TransformerConfig
 from assocmem.mlps.transformer.ssfr import SSFRTask, _sample, check_embedding, check_mapping, check_seed, identity_map
@@ -154,8 +154,9 @@ def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tenso
 
     Each step draws a batch (as :func:`~assocmem.mlps.transformer.ssfr.ssfr_batch`), computes the
     logits at the query position only, and takes one AdamW step on the cross-entropy against the
-    value tokens. Losses are kept on the device; each step's loss is checked finite before its
-    backward pass (a read that changes no value), and the parameters once at the end.
+    value tokens. Losses are kept on the device; each step's loss is checked before its backward
+    pass (finite and within :func:`~assocmem._checks.loss_limit`, a read that changes no value),
+    and once more after the last update (one forward pass on the last batch) with the parameters.
 
     Parameters
     ----------
@@ -178,7 +179,10 @@ def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tenso
         ``[F]``, or a model without trainable parameters.
     assocmem._checks.TrainingDiverged
         (a :class:`FloatingPointError` and a :class:`ValueError`) at the first step whose loss is
-        NaN or infinite (naming the step), or if the last update leaves a non-finite parameter. On
+        NaN, infinite or above :func:`~assocmem._checks.loss_limit` of its dtype (87 nats in
+        float32, 708 in float64: a finite blow-up, such as weights driven to 1e30), naming the
+        step; or if the loss after the last update is such a loss, or that update leaves a
+        non-finite parameter. On
         this error, and on any other raised during the steps, the model's parameters and
         training mode are put back as they were before the call.
 
@@ -212,7 +216,7 @@ def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tenso
             batch = _sample(task, f, config.batch_size, gen).to(dev)  # = ssfr_batch, checked once above
             logits = model._logits(batch.tokens)  # (B, F)
             loss = Fn.cross_entropy(logits, batch.targets)
-            check_loss_finite(loss, step + 1, what="train_attention", lr=config.lr)
+            check_loss(loss, step + 1, what="train_attention", lr=config.lr)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -224,6 +228,9 @@ def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tenso
             raise TrainingDiverged(f"train_attention diverged: the last update left parameter {bad!r} non-finite "
                                    f"(lr = {config.lr:g}); lower lr. The model's parameters were restored as "
                                    "they were before the call")
+        with torch.no_grad():  # the last update is checked as every other one: by the loss it leads to
+            last = Fn.cross_entropy(model._logits(batch.tokens), batch.targets)
+        check_loss(last, config.steps, what="train_attention", lr=config.lr, final=True)
     except BaseException:
         restore_state(model, saved)
         raise

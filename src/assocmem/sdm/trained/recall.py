@@ -43,7 +43,7 @@ from numbers import Integral
 import numpy as np
 import torch
 
-from assocmem._checks import TrainingDiverged, as_int, as_real, check_finite_parameters, check_loss_finite, seed_int
+from assocmem._checks import TrainingDiverged, as_int, as_real, check_finite_parameters, check_loss, seed_int
 
 __all__ = [
     "QK_RULES",
@@ -336,8 +336,9 @@ def train_recall(config: RecallConfig, *, record_every: int = 50) -> TrainedReca
 
     The data generator is seeded with ``config.seed + 1`` (the initialisation with
     ``config.seed``); the learning rate decays linearly to a tenth over the run. Every step's
-    loss is checked finite before its backward pass (a read: no value changes), and the trained
-    weights once at the end.
+    loss is checked before its backward pass (finite and within
+    :func:`~assocmem._checks.loss_limit`; a read: no value changes), and once more after the last
+    update (one forward pass on the last batch), with the trained weights.
 
     Raises
     ------
@@ -347,8 +348,10 @@ def train_recall(config: RecallConfig, *, record_every: int = 50) -> TrainedReca
         If ``record_every`` is not a positive integer.
     assocmem._checks.TrainingDiverged
         (a :class:`FloatingPointError` and a :class:`ValueError`) at the first step whose loss is
-        NaN or infinite, or if the last update leaves a non-finite weight (a learning rate too
-        large): no model is returned.
+        NaN, infinite or above :func:`~assocmem._checks.loss_limit` (708 nats in float64: a
+        finite blow-up, such as weights driven to 1e30), or if the loss after the last update is
+        such a loss or that update leaves a non-finite weight (a learning rate too large): no
+        model is returned.
     """
     if not isinstance(config, RecallConfig):
         raise TypeError(f"config must be a RecallConfig, got {type(config).__name__}")
@@ -369,7 +372,7 @@ def train_recall(config: RecallConfig, *, record_every: int = 50) -> TrainedReca
     for step in range(1, c.steps + 1):
         batch = make_recall_batch(c.batch, c.m, c.n, c.vocab, c.noise, g)
         loss = torch.nn.functional.cross_entropy(model(batch), batch.labels)
-        check_loss_finite(loss, step, what="train_recall", lr=c.lr, restored=False)
+        check_loss(loss, step, what="train_recall", lr=c.lr, restored=False)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -379,6 +382,9 @@ def train_recall(config: RecallConfig, *, record_every: int = 50) -> TrainedReca
             hist["loss"].append(float(loss.detach()))
             hist["beta"].append(float(np.mean(model.betas())))
     _check_trained(model, c)
+    with torch.no_grad():  # the last update is checked as every other one: by the loss it leads to
+        last = torch.nn.functional.cross_entropy(model(batch), batch.labels)
+    check_loss(last, c.steps, what="train_recall", lr=c.lr, restored=False, final=True)
     model.eval()
     return TrainedRecall(c, model, {k: np.asarray(v) for k, v in hist.items()})
 
