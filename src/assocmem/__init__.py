@@ -25,6 +25,8 @@ memory_protocol  the associative-memory protocol (``write``, ``read``, ``num_par
 sweeps        named sweeps with presets, a resumable results store, executors, the capacity
               search, and the live-against-stored check
 repro         reproduction-check tables: what the source says, ours, tolerance, verdict
+claims        the registry of the three sources' claims: one record per checkable claim, its
+              location, value and kind of test, and the chapters that check it
 display       the display policy: numbers at the precision the computation supports
 dtypes        the dtype policy: float32/float64 computed, float16/bfloat16 refused
 plotting      the house figure style
