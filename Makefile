@@ -65,11 +65,13 @@ venv: $(STAMP)
 
 # The book is built from what the .md files say: an edited .md is copied into its .ipynb first
 # (the build executes every chapter, so the HTML shows the edited chapter's fresh outputs), and
-# the front matter's count of reproduction verdicts is recomputed from the committed chapters.
+# the front matter's count of reproduction verdicts, the errata and the claims pages are
+# recomputed from the committed chapters.
 book: $(STAMP)
 	$(BIN)/python tools/booktools.py sync-inputs
 	$(BIN)/python tools/booktools.py repro-counts
 	$(BIN)/python tools/booktools.py errata
+	$(BIN)/python tools/booktools.py claims
 	rm -rf _build/html _build/.jupyter_cache _build/jupyter_execute
 	$(BIN)/jupyter-book build . -W --keep-going --builder html
 	@echo "The book is in _build/html/index.html"

@@ -29,6 +29,10 @@ def _table_add(**kwargs):
     return ReproductionTable("t").add("claim", **kwargs)
 
 
+def _table_check(*args, **kwargs):
+    return ReproductionTable("t").check(*args, **kwargs)
+
+
 def _enter(ctx):
     with ctx:
         pass
@@ -118,6 +122,16 @@ BAD = [
     (Check, ("c", "x", "y"), {"kind": "not comparable", "note": " "}, ValueError, "needs a note= saying why"),
     (Check, (" ", 1.0, 1.0), {"tol": 0.1}, ValueError, "claim must say what is compared"),
     (ReproductionTable, ("--",), {}, ValueError, "title must contain a letter or digit"),
+    # repro: rows by registry id (ReproductionTable.check)
+    (_table_check, ("000.sec2.score-plus-on",), {"ours": 2.7, "tol": 0.1}, KeyError, "close ids: 000.sec2.score-plus-one"),
+    (_table_check, (3,), {"ours": 2.7, "tol": 0.1}, TypeError, "claim_id must be a str"),
+    (_table_check, ("000.sec2.score-plus-one",), {"tol": 0.1}, TypeError, "ours= is required"),
+    (_table_check, ("000.sec2.score-plus-one",), {"ours": 2.7, "seed": 3.0, "tol": 0.1}, ValueError,
+     "registry gives the number"),
+    (_table_check, ("000.sec2.score-plus-one",), {"ours": 2.7, "tol": 0.1, "different_test": 3}, TypeError,
+     "different_test must be a str or None"),
+    (_table_check, ("000.sec2.score-plus-one",), {"ours": 2.7, "tol": 0.1, "case": 4}, ValueError,
+     "case must name the case"),
     (ReproductionTable, ("t",), {"summary": "yes"}, ValueError, "summary must be True or False"),
     # datasets: seeds, NaN labels, flags, paths, IDX limits
     (DS.stratified_split, (LABELS, 0.5, "x"), {}, ValueError, "seed must be an integer"),

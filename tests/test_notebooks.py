@@ -260,7 +260,8 @@ def test_an_edited_md_is_copied_into_its_ipynb_with_outputs_kept(tmp_path):
 
 
 def _repro_rows(md: Path) -> list[tuple[str, str, dict]]:
-    """(claim, kind, keyword nodes) of every ``table.add(...)`` call in a chapter's code cells.
+    """(claim, kind, keyword nodes) of every ``table.add(...)`` and ``table.check(claim_id, ...)``
+    call in a chapter's code cells (for ``check``, the claim is the id).
 
     A call counts when it passes ``seed=`` or ``ours=`` (``set.add`` and the like do not). The
     kind is resolved as :class:`assocmem.repro.Check` does: ``kind=`` if given, else
@@ -275,7 +276,8 @@ def _repro_rows(md: Path) -> list[tuple[str, str, dict]]:
         except SyntaxError:  # a cell with IPython magics (the Colab install cell)
             continue
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add"):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("add", "check")):
                 continue
             kw = {k.arg: k.value for k in node.keywords if k.arg}
             if not {"seed", "ours"} & set(kw):

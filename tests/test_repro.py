@@ -296,3 +296,101 @@ def test_a_claim_over_trainings_is_decided_by_every_training():
 def test_bad_rows_over_trainings_are_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Check("c", 1.0, "x", **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# Rows by registry id: the claim's text, value and location come from assocmem.claims
+
+
+def test_check_takes_the_claim_value_and_location_from_the_registry():
+    from assocmem.claims import get_claim
+
+    claim = get_claim("000.sec2.score-plus-one")  # a number: 2.718
+    t = ReproductionTable("By id")
+    row = t.check("000.sec2.score-plus-one", ours=np.float64(2.7183), tol=0.01, case="d_k = 4")
+    assert row.claim_id == "000.sec2.score-plus-one" and row.seed == claim.value == 2.718
+    assert row.claim == f"{claim.claim} (d_k = 4)" and row.source == f"seed 000, {claim.location}"
+    assert row.verdict == "reproduced" and row.different_test is None
+    rec = t.records()[0]
+    assert rec["claim_id"] == "000.sec2.score-plus-one" and "different_test" not in rec
+    assert 'data-claim="000.sec2.score-plus-one"' in t.show()._repr_html_()
+    # a range is shown as "lo to hi"; a claim with no number takes the row's own seed
+    ntk = t.check("001.fig2c.ntk-ratio", ours=120.0, passed=True, different_test="another grid")
+    assert ntk.seed == "10 to 10000" and ntk.different_test == "another grid"
+    assert t.to_frame().verdict.iloc[1] == "reproduced (a different test: another grid)"
+    assert t.records()[1]["different_test"] == "another grid"
+    free = t.check("000.sec1.separate-maps", seed="asymmetric", ours="asymmetric", passed=True)
+    assert get_claim("000.sec1.separate-maps").value is None and free.seed == "asymmetric"
+    assert t.verify() is t and t.check() is t  # check() without arguments still verifies
+
+
+A_ID = "000.sec2.score-plus-one"  # the registry's value: the number 2.718
+
+
+@pytest.mark.parametrize("args, kwargs, error, match", [
+    (("001.fig2c.ntk-rati",), {"ours": 1.0, "passed": True}, KeyError, "close ids: 001.fig2c.ntk-ratio"),
+    ((A_ID,), {"seed": 2.0, "ours": 2.0, "tol": 0.1}, ValueError, "the registry gives the number 2.718"),
+    ((A_ID,), {"tol": 0.1}, TypeError, "ours= is required"),
+    ((A_ID,), {"ours": 2.7, "tol": 0.1, "source": "seed 000, sec. 2"}, TypeError, "come.*from the registry"),
+    ((A_ID,), {"ours": 2.7, "tol": 0.1, "claim": "e"}, TypeError, "come.*from the registry"),
+    ((A_ID,), {"ours": 2.7, "tol": 0.1, "kind": "sanity"}, ValueError, "sanity row tests our own code"),
+    ((A_ID,), {"ours": 2.7, "tol": 0.1, "value": "mean"}, ValueError, "names one of several values"),
+    ((A_ID,), {"ours": 2.7, "tol": 0.1, "origin": "outside"}, ValueError, "registry records no outside material"),
+    ((A_ID,), {"ours": 2.7, "tol": 0.1, "case": " "}, ValueError, "case must name"),
+    ((A_ID,), {"ours": 2.7, "tol": 0.1, "different_test": ""}, ValueError, "different_test must say how"),
+    ((), {"ours": 2.7}, TypeError, "takes a claim id"),
+])
+def test_check_refuses_what_the_registry_decides(args, kwargs, error, match):
+    t = ReproductionTable("Refused")
+    with pytest.raises(error, match=match):
+        t.check(*args, **kwargs)
+    assert t.rows == []
+
+
+def test_only_check_sets_a_claim_id():
+    t = ReproductionTable("Refused")
+    with pytest.raises(TypeError, match="add\\(\\) takes no claim_id"):
+        t.add("x", seed=1.0, ours=1.0, tol=0.1, claim_id=A_ID)
+    with pytest.raises(KeyError, match="no claim with the id"):
+        Check("x", 1.0, 1.0, tol=0.1, claim_id="000.nowhere.x")
+    assert t.rows == []
+
+
+def test_a_mapping_value_is_chosen_by_name():
+    t = ReproductionTable("Named values")
+    with pytest.raises(ValueError, match="choose the row's with value="):
+        t.check("001.sec52.swap-gap", ours=0.99, tol=0.01)
+    with pytest.raises(ValueError, match="has no value 'nothing'"):
+        t.check("001.sec52.swap-gap", value="nothing", ours=0.99, tol=0.01)
+    row = t.check("001.sec52.swap-gap", value="swapping", ours=0.998, tol=0.01)
+    assert row.seed == 0.999 and row.verdict == "reproduced"
+    with pytest.raises(ValueError, match="the registry gives the number 0.999"):
+        t.check("001.sec52.swap-gap", value="swapping", seed=1.0, ours=0.998, tol=0.01)
+    ranged = t.check("001.fig8.rome-damage", value="r_nf", ours=1.9, passed=True)
+    assert ranged.seed == "1.238 to 2.405"
+
+
+def test_outside_rows_by_id_name_the_outside_material():
+    from assocmem.claims import get_claim
+
+    row = ReproductionTable("Outside").check("000.ext.delta-orthonormal", ours=0.0, tol=1e-12, origin="outside")
+    assert row.source == get_claim("000.ext.delta-orthonormal").outside
+    assert row.label == "claim (outside the seeds)" and row.seed == 0
+
+
+def test_rows_by_add_store_what_they_always_did(tmp_path):
+    """The two new record keys appear only on rows that use them, so that every committed output
+    (nbval compares them) stays as it was; collect reads them back as strings."""
+    t = ReproductionTable("Unchanged")
+    t.add("c1", seed=1.0, ours=1.0, tol=0.0, source="seed 000, sec. 7")
+    t.add("c2", seed="x", ours="y", expect="not comparable", note="no number", different_test="a 2-d grid")
+    t.check("000.sec2.score-plus-one", ours=2.718, tol=0.01)
+    recs = t.records()
+    assert list(recs[0]) == ["claim", "kind", "origin", "source", "source says", "ours", "tolerance",
+                             "verdict", "note", "anchor"]
+    assert recs[1]["different_test"] == "a 2-d grid" and "claim_id" not in recs[1]
+    assert '<tr id="repro-unchanged-1" class="repro-claim"><td>' in t.show()._repr_html_()
+    rows = collect([_notebook(tmp_path, "07-by-id.ipynb", [t])])
+    assert list(rows.columns[-2:]) == ["claim_id", "different_test"]
+    assert list(rows.claim_id) == ["", "", "000.sec2.score-plus-one"]
+    assert list(rows.different_test) == ["", "a 2-d grid", ""]

@@ -5,6 +5,7 @@
     python tools/booktools.py sync-inputs        # .md -> .ipynb inputs (outputs kept), for every edited chapter
     python tools/booktools.py repro-counts       # write the front matter's count of verdicts from the chapters
     python tools/booktools.py errata             # write book/errata.md: every row whose verdict is "differs"
+    python tools/booktools.py claims             # write book/claims.md: every claim of the sources, its verdict
 
 The ``.md`` twin is what people edit. ``execute`` writes the ``.ipynb`` exactly as ``jupytext --sync``
 would (jupytext keeps the ``text_representation`` header in the ``.md`` only), so the two tools
@@ -299,13 +300,127 @@ def errata_markdown() -> str:
     return "\n".join(lines)
 
 
+def _write_page(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` unless it already holds it; return whether it changed."""
+    if path.exists() and path.read_text() == text:
+        return False
+    path.write_text(text)
+    return True
+
+
 def write_errata() -> bool:
     """Rewrite :data:`ERRATA_PAGE` from the chapters; return whether it changed."""
-    text = errata_markdown()
-    if ERRATA_PAGE.exists() and ERRATA_PAGE.read_text() == text:
-        return False
-    ERRATA_PAGE.write_text(text)
-    return True
+    return _write_page(ERRATA_PAGE, errata_markdown())
+
+
+CLAIMS_PAGE = ROOT / "book" / "claims.md"
+#: The section heading of each source on the claims page (plain text: a heading is an anchor and a
+#: sidebar entry).
+SOURCE_HEADINGS = {
+    "000": "Seed 000: linear attention as a matrix memory (Part I)",
+    "001": "Seed 001: MLPs are Hebbians (Part II)",
+    "002": "Seed 002: the review of Attention Approximates Sparse Distributed Memory (Part III)",
+}
+SOURCE_PARTS = {"000": "part1", "001": "part2", "002": "part3"}
+
+
+def _chapter_link(chapter: str) -> str:
+    """A chapter linked from ``book/`` under its number (a title would widen the table)."""
+    return f"{{doc}}`{chapter[:2]} <../notebooks/{chapter}>`"
+
+
+def _verdict_cell(v) -> str:
+    """A claim's verdict, with each chapter's where they differ or a row declares another test."""
+    if not v.chapters:
+        return "unchecked"
+    plain = all(c.different_test is None for c in v.chapters)
+    if plain and len({c.verdict for c in v.chapters}) == 1:
+        return v.verdict
+    parts = []
+    for c in v.chapters:
+        why = f" ({_cell('a different test: ' + c.different_test)})" if c.different_test else ""
+        parts.append(f"{_chapter_link(c.chapter)} {c.verdict}{why}")
+    head = f"conflict ({v.conflict})" if v.conflict else v.verdict
+    return f"{head}: " + "; ".join(parts)
+
+
+def claims_markdown() -> str:
+    """The claims page: every claim of the registry, where the book checks it, and its verdict.
+
+    From the registry (:mod:`assocmem.claims`) and the rows that ``ReproductionTable.show()``
+    stored in the committed ``.ipynb`` files (:func:`assocmem.repro.collect`, summary tables
+    included), combined by :func:`assocmem.claims.verdicts`: one section per source with its
+    counts, a table of its claims (the claim in one cell, with its id and location, so that the
+    table has three columns and fits the text column at 1280 px) and the errata the registry
+    records.
+    """
+    from assocmem.claims import load_claims, verdicts
+    from assocmem.repro import collect
+
+    claims = load_claims()
+    result = verdicts(collect([ipynb for _, ipynb in chapter_pairs() if ipynb.exists()], summaries=True))
+    counts = result.counts()
+    columns = list(counts.columns)
+    total = counts.loc["total"]
+    lines = [
+        "# Claims: every checkable claim of the three sources",
+        "",
+        "<!-- generated from the claims registry and the executed chapters by"
+        " `python tools/booktools.py claims` (run by `make book`); do not edit -->",
+        "",
+        f"Every theorem, figure, table and quantitative statement of the three sources is one claim "
+        f"with a stable id in the book's registry of claims (`assocmem.claims`): {total['claims']} "
+        f"claims, of which {total['checked']} are checked by a chapter's reproduction table and "
+        f"{total['unchecked']} are not checked yet. Each claim has one verdict, from every row that "
+        "checks it: when a chapter's rows agree, theirs; when some of its cases hold and others do "
+        "not, *mixed*; when chapters reach different verdicts, *conflict*, with each chapter's "
+        "verdict beside it (a row whose test differs from the others' says so, and is not set "
+        "against them); *unchecked* when no chapter checks it. The claims are the sources' own, "
+        "restated; the rows that differ are explained in the chapters and listed in {doc}`errata`, "
+        "and {doc}`how-to-read` says how the reproduction tables are read. Where a source "
+        "contradicts itself about a claim, the erratum is listed after the source's table.",
+        "",
+        "| source | " + " | ".join(columns) + " |",
+        "| --- |" + " ---: |" * len(columns),
+    ]
+    for source in [*SOURCE_HEADINGS, "total"]:
+        name = "**all**" if source == "total" else f"seed {source}"
+        cells = [str(int(counts.loc[source, c])) for c in columns]
+        if source == "total":
+            cells = [f"**{c}**" for c in cells]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for source, heading in SOURCE_HEADINGS.items():
+        mine = [c for c in claims.values() if c.source == source]
+        row = counts.loc[source]
+        lines += [
+            f"## {heading}",
+            "",
+            f"{row['claims']} claims, {row['checked']} checked and {row['unchecked']} unchecked; the "
+            f"chapters are those of {{doc}}`{SOURCE_PARTS[source]}`.",
+            "",
+            "| claim (id and where the source makes it) | checked in | verdict |",
+            "| --- | --- | --- |",
+        ]
+        for claim in mine:
+            v = result.claims[claim.id]
+            erratum = " *(erratum below)*" if claim.errata else ""
+            cell = f"`{claim.id}` ({_cell(claim.location)}): {_cell(claim.claim)}{erratum}"
+            where = ", ".join(_chapter_link(ch) for ch in dict.fromkeys(c.chapter for c in v.chapters)) or "-"
+            lines.append(f"| {cell} | {where} | {_verdict_cell(v)} |")
+        lines.append("")
+        errata = [(c, e) for c in mine for e in c.errata]
+        if errata:
+            lines += [f"**Errata of seed {source} recorded in the registry**", ""]
+            for claim, e in errata:
+                lines.append(f"- `{claim.id}`: {_cell(e.issue)} Evidence: {_cell(e.evidence)}")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def write_claims() -> bool:
+    """Rewrite :data:`CLAIMS_PAGE` from the registry and the chapters; return whether it changed."""
+    return _write_page(CLAIMS_PAGE, claims_markdown())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -315,6 +430,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("sync-inputs", help="copy every edited .md into its .ipynb (outputs kept)")
     sub.add_parser("repro-counts", help="write the front matter's count of reproduction verdicts")
     sub.add_parser("errata", help="write book/errata.md: every reproduction row that differs from its source")
+    sub.add_parser("claims", help="write book/claims.md: every claim of the sources and its verdict")
     ex = sub.add_parser("execute", help="execute chapters (.md paths) and save their .ipynb with outputs")
     ex.add_argument("paths", nargs="+", type=Path)
     ex.add_argument("--timeout", type=int, default=1200)
@@ -327,6 +443,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "errata":
         if write_errata():
             print(f"updated {ERRATA_PAGE.relative_to(ROOT)}")
+        return 0
+    if args.cmd == "claims":
+        if write_claims():
+            print(f"updated {CLAIMS_PAGE.relative_to(ROOT)}")
         return 0
     if args.cmd == "repro-counts":
         if write_repro_counts():

@@ -24,8 +24,18 @@ in Part III, the paper the review discusses, quoted through it), ``"outside"`` f
 anywhere else, such as the authors' code or a value read off a figure. An outside row is shown as
 such in the table and never counted as the seed's claim.
 
-:meth:`ReproductionTable.check` raises :class:`ReproductionError` when any verdict is not the
-expected one, so a regression fails the book build and nbval instead of quietly changing a table.
+:meth:`ReproductionTable.verify` (also ``check()`` without arguments) raises
+:class:`ReproductionError` when any verdict is not the expected one, so a regression fails the book
+build and nbval instead of quietly changing a table.
+
+A row that checks a claim of the registry (:mod:`assocmem.claims`) is made by id,
+``table.check("001.fig2c.ntk-ratio", ours=..., passed=...)``: the claim's text, the source's value
+and where the source states it come from the registry, and the row keeps the id (``claim_id``),
+which :func:`collect` returns, so that the book's page of claims finds every row that checks a
+claim. A row whose test differs from other chapters' tests of the same claim (another setting,
+another quantity) says so with ``different_test="why"``; its verdict is then not set against
+theirs (:func:`assocmem.claims.verdicts`).
+
 :meth:`ReproductionTable.show` also stores the rows (display strings only) in the output's
 metadata, and :func:`collect` reads them back from executed notebooks, so that the book's front
 matter counts its verdicts from the tables themselves.
@@ -47,7 +57,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Iterable, Literal, Mapping
 
 import numpy as np
 import pandas as pd
@@ -74,6 +84,7 @@ KINDS = ("claim", "sanity", "not comparable")
 ORIGINS = ("seed", "outside")
 _CLAIM_VERDICTS = ("reproduced", "differs", "mixed")
 _VERDICTS = ("reproduced", "differs", "not comparable", "mixed", "sanity: ok", "sanity: failed", "invalid")
+_UNSET = object()  # an argument not given (None is a value a row may state)
 #: The output-metadata key under which :meth:`ReproductionTable.show` stores its rows.
 METADATA_KEY = "assocmem.repro"
 
@@ -142,6 +153,13 @@ class Check:
     origin : {"seed", "outside"}
         Whether the claim is the seeds' (default) or comes from outside them; an outside row
         needs a ``source`` naming where it comes from.
+    claim_id : str or None
+        The registry id of the claim the row checks (:mod:`assocmem.claims`), set by
+        :meth:`ReproductionTable.check`; None for a row made by ``add`` (the crosswalk maps those).
+    different_test : str or None
+        Why this row's test of its claim is not the test other chapters make of it (another
+        setting, another quantity), so that its verdict is not set against theirs; None (the
+        default) for a row that tests the claim as stated.
 
     Raises
     ------
@@ -158,7 +176,10 @@ class Check:
         tolerance); a not-comparable row has a ``tol``; ``claim`` is blank; or a row expected
         to be ``"differs"`` or ``"not comparable"`` has a blank ``note``.
     TypeError
-        If ``claim``, ``source`` or ``note`` is not a str.
+        If ``claim``, ``source`` or ``note`` is not a str, or ``claim_id`` or ``different_test`` is
+        neither a str nor None.
+    KeyError
+        If ``claim_id`` is not an id of the registry (the message names the closest ids).
     """
 
     claim: str
@@ -174,6 +195,8 @@ class Check:
     kind: Kind | None = None
     origin: str = "seed"
     holds: tuple | None = None
+    claim_id: str | None = None
+    different_test: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("claim", "source", "note"):
@@ -182,6 +205,17 @@ class Check:
                 raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
         if not self.claim.strip():
             raise ValueError(f"claim must say what is compared, got the blank string {self.claim!r}")
+        for name in ("claim_id", "different_test"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{name} must be a str or None, got {type(value).__name__} {value!r}")
+        if self.claim_id is not None:
+            from assocmem.claims import get_claim
+
+            get_claim(self.claim_id)  # a KeyError naming the closest ids
+        if self.different_test is not None and not self.different_test.strip():
+            raise ValueError(f"check {self.claim!r}: different_test must say how the test differs, got "
+                             f"the blank string {self.different_test!r}")
         set_ = object.__setattr__  # the dataclass is frozen: normalise the fields once, here
         set_(self, "kind", _resolve_kind(self.kind, self.expect))
         set_(self, "expect", _resolve_expect(self.kind, self.expect, self.claim))
@@ -273,7 +307,7 @@ class Check:
         A claim is ``"reproduced"`` when within tolerance (or ``passed``), else ``"differs"``. A
         sanity check is ``"sanity: ok"`` or ``"sanity: failed"``. A ``"not comparable"`` row
         stays so unless ``passed`` is ``False``: then our own check failed and the verdict is
-        ``"differs"`` (so :meth:`ReproductionTable.check` raises). A numeric row whose value is
+        ``"differs"`` (so :meth:`ReproductionTable.verify` raises). A numeric row whose value is
         NaN is ``"invalid"``, which no row may expect: a broken computation cannot pass as a
         difference.
         """
@@ -334,7 +368,8 @@ class ReproductionTable:
     --------
     >>> t = ReproductionTable("Additive memory")
     >>> t.add("e_add(n = 65), d_k = 64", seed=1.0, ours=0.997, tol=0.05, source="seed 000, sec. 7")
-    >>> t.check()  # raises ReproductionError on a regression
+    >>> t.check("001.fig2c.ntk-ratio", ours=120.0, passed=True, case="F = 1024")  # by registry id
+    >>> t.verify()  # raises ReproductionError on a regression
 
     Raises
     ------
@@ -373,7 +408,101 @@ class ReproductionTable:
         ValueError, TypeError
             As :class:`Check` does; the table is then left unchanged.
         """
+        if "claim_id" in kwargs:
+            raise TypeError("add() takes no claim_id: a row that checks a registry claim is made by "
+                            "check(claim_id, ours=...), which takes the claim's text, value and location "
+                            "from the registry")
         row = Check(claim, seed, ours, tol, **kwargs)
+        self.rows.append(row)
+        return row
+
+    def check(self, claim_id: str | None = None, /, *, ours=_UNSET, seed=_UNSET, value: str | None = None,
+              case: str | None = None, **kwargs):
+        """Append a row that checks the registry's claim ``claim_id`` and return it.
+
+        Called without arguments, ``check()`` is :meth:`verify` (its name before rows were made by
+        id): it raises if a row missed its expected verdict and returns the table.
+
+        The row's claim text is the registry's (followed by ``case`` in parentheses), its
+        ``source`` is ``"seed NNN, <location>"`` (for ``origin="outside"``, the registry's
+        ``outside`` material), and its ``seed`` is the registry's value; the row records
+        ``claim_id``. Everything else is as :meth:`add` takes it.
+
+        Parameters
+        ----------
+        claim_id : str
+            A registry id (:func:`assocmem.claims.get_claim`).
+        ours : float or str or None
+            The value computed here (required).
+        seed : float or str or None, optional
+            What the row sets ``ours`` against, only where the registry has no number for it: a
+            claim with no value (null), a string, a ``[lo, hi]`` range. By default the registry's
+            value; a range is shown as ``"lo to hi"``. Refused where the registry's value (or the
+            named one) is a number, which the row must use.
+        value : str, optional
+            For a claim whose registry value names several values (a mapping), the name of the
+            one this row checks.
+        case : str, optional
+            The case this row checks (``"d_k = 64, n = 65"``), for a chapter with several rows
+            on one claim; shown after the claim's text.
+        **kwargs
+            ``tol``, ``relative``, ``passed``, ``holds``, ``expect``, ``note``, ``kind``,
+            ``origin``, ``below`` and ``different_test``, as :class:`Check` takes them. Not
+            ``claim`` or ``source``, which the registry gives.
+
+        Returns
+        -------
+        Check
+
+        Raises
+        ------
+        KeyError
+            If no claim has the id (the message names the closest ids).
+        TypeError
+            If ``ours`` is missing, ``claim`` or ``source`` is given, or keywords are given
+            without an id.
+        ValueError
+            If ``seed`` is given where the registry has a number; ``value`` is missing for a
+            claim with named values, names no value of it, or is given for a claim without named
+            values; ``kind="sanity"`` (a sanity check tests our own code, not a source's claim:
+            use :meth:`add`); ``origin="outside"`` for a claim with no outside material in the
+            registry; ``case`` is blank; and as :class:`Check` raises (the table is then left
+            unchanged).
+        """
+        if claim_id is None:
+            if ours is not _UNSET or seed is not _UNSET or value is not None or case is not None or kwargs:
+                raise TypeError("check() takes a claim id to add a row by id, or nothing to verify the table")
+            return self.verify()
+        from assocmem.claims import get_claim
+
+        record = get_claim(claim_id)
+        if ours is _UNSET:
+            raise TypeError(f"check({claim_id!r}): ours= is required (the value computed here)")
+        given = sorted({"claim", "source", "claim_id"} & set(kwargs))
+        if given:
+            raise TypeError(f"check({claim_id!r}): {', '.join(given)} come(s) from the registry, not the call")
+        if kwargs.get("kind") == "sanity":
+            raise ValueError(f"check({claim_id!r}): a sanity row tests our own code, not a source's claim; "
+                             "make it with add()")
+        stated, numeric = _registry_value(record, value)
+        if seed is _UNSET:
+            seed = stated
+        elif numeric:
+            raise ValueError(f"check({claim_id!r}): the registry gives the number {stated!r}, which the row "
+                             f"uses; seed={seed!r} would contradict it")
+        if kwargs.get("origin", "seed") == "outside":
+            if record.outside is None:
+                raise ValueError(f"check({claim_id!r}): origin='outside', but the registry records no "
+                                 "outside material for this claim")
+            source = record.outside
+        else:
+            source = f"seed {record.source}, {record.location}"
+        text = record.claim
+        if case is not None:
+            if not isinstance(case, str) or not case.strip():
+                raise ValueError(f"check({claim_id!r}): case must name the case the row checks, got {case!r}")
+            text = f"{text} ({case.strip()})"
+        row = Check(text, seed, ours, kwargs.pop("tol", None), source=source, claim_id=claim_id, **kwargs)
         self.rows.append(row)
         return row
 
@@ -389,7 +518,7 @@ class ReproductionTable:
             tol = "-" if r.tol is None else f"{_fmt(r.tol, 2)}{' (rel.)' if r.relative else ''}"
             if r.holds is not None:
                 tol = f"holds in {sum(r.holds)} of {len(r.holds)} trainings"
-            out.append({
+            rec = {
                 "claim": r.claim,
                 "kind": r.label,
                 "origin": r.origin,
@@ -400,14 +529,20 @@ class ReproductionTable:
                 "verdict": r.verdict,
                 "note": r.note,
                 "anchor": f"{self.anchor}-{i}",
-            })
+            }
+            # Only where set, so that the rows made by add() store exactly what they always did.
+            for key in ("claim_id", "different_test"):
+                if getattr(r, key) is not None:
+                    rec[key] = getattr(r, key)
+            out.append(rec)
         return out
 
     def to_frame(self) -> pd.DataFrame:
         """The table as a DataFrame of display strings (rounded to ``digits`` significant digits)."""
         records = [
             {**{k: rec[k] for k in ("claim", "kind", "source", "source says", "ours", "tolerance")},
-             "verdict": rec["verdict"] + (f": {rec['note']}" if rec["note"] else "")}
+             "verdict": rec["verdict"] + (f": {rec['note']}" if rec["note"] else "")
+             + (f" (a different test: {rec['different_test']})" if "different_test" in rec else "")}
             for rec in self.records()
         ]
         for rec in records:
@@ -419,7 +554,7 @@ class ReproductionTable:
         """The rows whose verdict is not the expected one."""
         return [r for r in self.rows if r.verdict != r.expect]
 
-    def check(self) -> "ReproductionTable":
+    def verify(self) -> "ReproductionTable":
         """Raise :class:`ReproductionError` if any row missed its expected verdict; else return self."""
         bad = self.failures()
         if bad:
@@ -434,7 +569,7 @@ class ReproductionTable:
     def show(self):
         """Check, then return the table for display (HTML with an id per row, plain text, and
         the rows as display strings in the output's metadata under :data:`METADATA_KEY`)."""
-        self.check()
+        self.verify()
         return _Display(self)
 
     @property
@@ -467,7 +602,8 @@ class _Display:
         body = []
         for (_, row), rec in zip(self.frame.iterrows(), t.records()):
             cells = "".join(f"<td>{_escape(str(row[c]))}</td>" for c in COLUMNS)
-            body.append(f'    <tr id="{rec["anchor"]}" class="repro-{_slug(rec["kind"])}">{cells}</tr>')
+            claim = f' data-claim="{_escape(rec["claim_id"])}"' if "claim_id" in rec else ""
+            body.append(f'    <tr id="{rec["anchor"]}" class="repro-{_slug(rec["kind"])}"{claim}>{cells}</tr>')
         return (f"<p><strong>Reproduction check: {_escape(self.title)}</strong></p>\n"
                 f'<table class="repro-table" id="{t.anchor}">\n  <thead><tr>{head}</tr></thead>\n  <tbody>\n'
                 + "\n".join(body) + "\n  </tbody>\n</table>")
@@ -501,8 +637,9 @@ def collect(notebooks: Iterable, summaries: bool = False) -> pd.DataFrame:
     pandas.DataFrame
         Columns ``chapter`` (the file's stem), ``cell`` (cell id), ``table``, ``claim``,
         ``kind``, ``origin``, ``source``, ``source says``, ``ours``, ``tolerance``, ``verdict``,
-        ``note`` and ``anchor`` (the row's HTML id on the chapter's page), all strings, in
-        notebook order.
+        ``note``, ``anchor`` (the row's HTML id on the chapter's page), ``claim_id`` (the
+        registry id of a row made by :meth:`ReproductionTable.check`, else ``""``) and
+        ``different_test`` (the row's reason, else ``""``), all strings, in notebook order.
 
     Raises
     ------
@@ -514,7 +651,7 @@ def collect(notebooks: Iterable, summaries: bool = False) -> pd.DataFrame:
     """
     summaries = as_bool(summaries, "summaries")
     columns = ["chapter", "cell", "table", "claim", "kind", "origin", "source", "source says", "ours",
-               "tolerance", "verdict", "note", "anchor"]
+               "tolerance", "verdict", "note", "anchor", "claim_id", "different_test"]
     out = []
     for path in notebooks:
         path = Path(path)
@@ -533,7 +670,8 @@ def collect(notebooks: Iterable, summaries: bool = False) -> pd.DataFrame:
                                          "(give the tables distinct titles)")
                     seen.add(rec["anchor"])
                     out.append({"chapter": path.stem, "cell": cell.get("id", ""), "table": table["title"],
-                                **{k: rec[k] for k in columns[3:]}})
+                                **{k: rec[k] for k in columns[3:-2]},
+                                **{k: rec.get(k, "") for k in columns[-2:]}})
     return pd.DataFrame.from_records(out, columns=columns)
 
 
@@ -579,6 +717,24 @@ def verdict_counts(rows: pd.DataFrame) -> pd.DataFrame:
         table.loc[chapter, column(kind, verdict)] += 1
     table.loc["total"] = table.loc[chapters].sum()
     return table
+
+
+def _registry_value(record, name: str | None) -> tuple[object, bool]:
+    """The registry's value for a row (a range as ``"lo to hi"``) and whether it is a number."""
+    stated = record.value
+    if isinstance(stated, Mapping):
+        if name is None:
+            raise ValueError(f"check({record.id!r}): the registry gives named values {list(stated)}; "
+                             "choose the row's with value=")
+        if name not in stated:
+            raise ValueError(f"check({record.id!r}): the registry has no value {name!r} (it has {list(stated)})")
+        stated = stated[name]
+    elif name is not None:
+        raise ValueError(f"check({record.id!r}): value={name!r} names one of several values, and the "
+                         f"registry gives one ({stated!r})")
+    if isinstance(stated, tuple):
+        return f"{stated[0]} to {stated[1]}", False
+    return stated, _is_number(stated)
 
 
 def _slug(text: str) -> str:
