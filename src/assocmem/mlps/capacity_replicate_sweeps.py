@@ -27,8 +27,8 @@ Presets
 ``quick``  ``d = 16``, two loads, the four closed forms on one more fact set. Seconds.
 ``cpu``    base ``cpu`` (``d = 64``): GD at ``alpha = 1/8`` on the base fact sets; two more fact
            sets per point for the four constructions at ``alpha <= 1/4`` and for GD at
-           ``alpha = 1/32``, three trainings of every GD point. About 35 min on one core with
-           one training.
+           ``alpha = 1/32``, three trainings of every GD point. The committed run took 42 min
+           with two workers on two cores shared with the ``capacity`` sweep.
 ``paper``  base ``paper``: GD at every load of the paper; four more fact sets per point for
            every method at every load (a GPU or a Ray cluster).
 

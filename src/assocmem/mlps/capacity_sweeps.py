@@ -23,8 +23,8 @@ One registered sweep, ``capacity``, runs the grid ``method x geometry x d x alph
 ``cpu``    ``d = 64``, every ``alpha`` of the paper; GD with the paper's 10,000 epochs but only
            at ``alpha <= 1/16`` (``F <= 256``): every width GD misses costs 10,000 full-batch
            epochs, so one GD search takes minutes at ``F = 256`` and about 12 min at
-           ``F = 1024`` on one free core; three trainings per GD point. The run with one training
-           took 50 min on two shared cores, 34 of them in one
+           ``F = 1024`` on one free core; three trainings per GD point. The committed run took
+           81 min on two cores (shared for 42 min with ``capacity_more``), 42 of them in one
            search: the data-dependent construction at ``alpha = 1`` under the spike, which stores
            nothing, so the search climbs to ``m = 65536`` (CG solves with ``65536 x 64`` unknowns).
 ``paper``  ``d`` in ``{64, 90, 128}``, every ``alpha``, every method at every point, 10,000 GD
