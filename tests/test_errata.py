@@ -1,4 +1,5 @@
-"""The errata page is generated from the chapters: every row whose verdict is "differs" is on it."""
+"""The errata page is generated: every row of the chapters whose verdict is "differs", then the
+sources' own errors recorded in the claims registry, with their evidence."""
 
 import sys
 from pathlib import Path
@@ -48,3 +49,18 @@ def test_a_missing_row_is_detected(tmp_path, monkeypatch):
 def test_cells_escape_markdown():
     assert booktools._cell("a|b  S*\n$x$ <= [1]") == r"a\|b S\* \$x\$ \<= \[1\]"
     assert booktools._cell("") == "-"
+
+
+def test_every_source_erratum_of_the_registry_is_on_the_page():
+    """The page's second part lists each erratum the claims registry records, with its evidence."""
+    from assocmem.claims import load_claims
+
+    page = booktools.ERRATA_PAGE.read_text()
+    errata = [(c, e) for c in load_claims().values() for e in c.errata]
+    assert errata, "the claims registry records no erratum of the sources"
+    section = page.split("## Errors in the sources themselves", 1)
+    assert len(section) == 2, "book/errata.md has no section on the sources' own errors"
+    missing = [c.id for c, e in errata
+               if f"(`{c.id}`): {booktools._cell(e.issue)} *Evidence:* {booktools._cell(e.evidence)}"
+               not in section[1]]
+    assert not missing, f"errata of these claims are not on the page: {missing}"

@@ -259,7 +259,8 @@ def _cell(text: str) -> str:
 
 
 def errata_markdown() -> str:
-    """The errata page: every reproduction row whose verdict is ``differs``, from the executed chapters.
+    """The errata page: every reproduction row whose verdict is ``differs``, from the executed chapters,
+    then the sources' own errors that the claims registry records (:func:`source_errata_lines`).
 
     Read from the rows that ``ReproductionTable.show()`` stored in the committed ``.ipynb`` files
     (:func:`assocmem.repro.collect`), never typed: the source's claim, our value, the chapter's
@@ -297,7 +298,34 @@ def errata_markdown() -> str:
             cells = (r["source says"], r["ours"], r["note"])
             lines.append(f"| {claim} | " + " | ".join(_cell(x) for x in cells) + " |")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + source_errata_lines())
+
+
+def source_errata_lines() -> list[str]:
+    """The errata page's second part: where a source contradicts itself, from the claims registry.
+
+    Each erratum recorded on a claim (``assocmem.claims``, field ``errata``) with the claim's id
+    and location and the evidence in the source's own text; see {doc}`claims` for every claim.
+    """
+    from assocmem.claims import load_claims
+
+    claims = [c for c in load_claims().values() if c.errata]
+    lines = [
+        "## Errors in the sources themselves",
+        "",
+        f"Where a source contradicts itself or its own tables: {sum(len(c.errata) for c in claims)} "
+        f"errata on {len(claims)} claims of the claims registry ({{doc}}`claims`), each with its "
+        "evidence in the source's text. They are not verdicts: no computation of ours is involved.",
+        "",
+    ]
+    for source in sorted({c.source for c in claims}):
+        lines += [f"**Seed {source}**", ""]
+        for c in sorted((c for c in claims if c.source == source), key=lambda c: c.id):
+            for e in c.errata:
+                lines.append(f"- {_cell(c.location)} (`{c.id}`): {_cell(e.issue)} "
+                             f"*Evidence:* {_cell(e.evidence)}")
+        lines.append("")
+    return lines
 
 
 def _write_page(path: Path, text: str) -> bool:
