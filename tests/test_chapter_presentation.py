@@ -18,6 +18,12 @@ looks at the built pages, these look at the committed notebooks):
           alt: What a reader who cannot see the figure needs to know.
       ---
       ```
+
+- a reader sees the science, not the bookkeeping (issue 27): no code cell a reader sees (one not
+  tagged ``remove-input``, ``remove-cell`` or ``hide-input``) is longer than
+  :data:`MAX_VISIBLE_CELL` lines, and a chapter shows at most :data:`MAX_VISIBLE_CHAPTER` lines of
+  code in all. Blank lines are not counted. Figure drawing lives in the library's figure helpers or
+  in ``hide-input`` cells a reader can unfold; table bookkeeping and glue stay hidden.
 """
 
 import re
@@ -32,6 +38,9 @@ import booktools  # noqa: E402
 
 MAX_LINE = 88
 IMAGE_TYPES = ("image/png", "image/svg+xml", "image/jpeg")
+MAX_VISIBLE_CELL = 30
+MAX_VISIBLE_CHAPTER = 250
+HIDDEN_TAGS = {"remove-input", "remove-cell", "hide-input"}
 FIGURE_NAME = re.compile(r"^fig-(\d\d)-[a-z0-9]+(-[a-z0-9]+)*$")
 
 # Chapters that do not yet keep this contract, while issue 18's chapter work is under way. The sets
@@ -94,6 +103,23 @@ def figure_problems(ipynb) -> list[str]:
     return out
 
 
+def visible_code_problems(ipynb) -> list[str]:
+    """Visible code cells over :data:`MAX_VISIBLE_CELL` lines, and the chapter's total over
+    :data:`MAX_VISIBLE_CHAPTER` (blank lines not counted)."""
+    out, total = [], 0
+    for i, cell in enumerate(_code_cells(ipynb)):
+        if HIDDEN_TAGS & set(cell.metadata.get("tags", [])):
+            continue
+        n = sum(1 for line in cell.source.splitlines() if line.strip())
+        total += n
+        if n > MAX_VISIBLE_CELL:
+            first = cell.source.splitlines()[0][:50]
+            out.append(f"code cell {i} ({first}): {n} visible lines (at most {MAX_VISIBLE_CELL})")
+    if total > MAX_VISIBLE_CHAPTER:
+        out.append(f"{total} visible lines of code in the chapter (at most {MAX_VISIBLE_CHAPTER})")
+    return out
+
+
 def _judge(stem: str, problems: list[str], pending: set[str], name: str) -> None:
     if stem in pending:
         if problems:
@@ -110,6 +136,12 @@ def test_code_lines_fit_the_column(md, ipynb):
 @pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
 def test_every_figure_has_a_caption_a_name_and_alt_text(md, ipynb):
     _judge(ipynb.stem, figure_problems(ipynb), PENDING_FIGURES, "PENDING_FIGURES")
+
+
+@pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
+def test_visible_code_is_the_computation_not_the_bookkeeping(md, ipynb):
+    problems = visible_code_problems(ipynb)
+    assert not problems, f"{ipynb.stem}:\n" + "\n".join(problems)
 
 
 def test_figure_names_are_unique_in_the_book():
@@ -142,5 +174,10 @@ def test_the_checks_find_what_they_should(tmp_path):
     nbformat.write(nb, path)
     assert [p.split(" (")[0] for p in long_lines(path)] == [
         "code cell 0 line 1", "code cell 0 printed line 2"]
+    long_cell = nbformat.v4.new_code_cell("\n".join(f"x{i} = {i}" for i in range(31)))
+    folded = nbformat.v4.new_code_cell(long_cell.source, metadata={"tags": ["hide-input"]})
+    nb.cells = [bare, good, long_cell, folded]
+    nbformat.write(nb, path)
+    assert [p.split(":")[0] for p in visible_code_problems(path)] == ["code cell 2 (x0 = 0)"]
     problems = figure_problems(path)
     assert len(problems) == 3 and all(p.startswith("code cell 0") for p in problems), problems

@@ -102,3 +102,16 @@ def test_the_data_files_ship_with_the_package():
     assert all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files)
     deps = [re.split(r"[<>=]", d)[0].strip().lower() for d in meta["project"]["dependencies"]]
     assert "pyyaml" in deps, "the registry's data is YAML: pyyaml is a core dependency"
+
+
+CHAPTERS = sorted(p.stem for p in NOTEBOOKS.glob("*.md"))
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_rows_on_a_claim_are_made_by_id(chapter, crosswalk):
+    """Issue 27, item 2: a row that checks a claim is ``table.check(id, ...)``, so its text, value
+    and location come from the registry; the crosswalk keeps only the rows that check no claim
+    (``id: null`` with the reason)."""
+    by_text = [r.row for r in crosswalk.get(chapter, []) if r.id is not None]
+    assert not by_text, (f"{chapter}: rows that check a claim by their text, not by id "
+                         f"(use table.check): {by_text}")
