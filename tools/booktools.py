@@ -197,30 +197,43 @@ REPRO_COUNTS_END = "<!-- end of reproduction counts -->"
 
 
 def repro_counts_markdown() -> str:
-    """The front matter's table of reproduction verdicts by kind, one line per chapter.
+    """The front matter's count of verdicts: the claims' (as the claims page counts them), and
+    the rows that check our own code.
 
-    Counted from the rows that ``ReproductionTable.show()`` stored in the committed ``.ipynb``
-    files (:func:`assocmem.repro.collect`), so the numbers are never typed by hand. Each chapter
-    is linked with ``{doc}`` under its number (the titles would make the table wider than the
-    text column at 1280 px).
+    One verdict per claim of the registry (:func:`assocmem.claims.verdicts` over the rows that
+    ``ReproductionTable.show()`` stored in the committed ``.ipynb`` files, summary tables
+    included), in the table :func:`claim_counts_lines` makes for the claims page too, so the two
+    pages cannot disagree and no number is typed by hand. Below it, the sanity rows (which judge
+    no claim) and the rows on claims from outside the seeds, counted from the same rows.
     """
-    from assocmem.repro import COUNT_COLUMNS, collect, verdict_counts
+    from assocmem.claims import verdicts
+    from assocmem.repro import collect
 
-    counts = verdict_counts(collect([ipynb for _, ipynb in chapter_pairs() if ipynb.exists()]))  # a missing one fails its own tests
-    # The two columns of claims from outside the seeds share one, "reproduced / differ", so that
-    # the table keeps to the text column at 1280 px.
-    outside = ("outside reproduced", "outside differ")
-    headers = [c for c in COUNT_COLUMNS if c not in outside]
-    at = COUNT_COLUMNS.index(outside[0])
-    headers.insert(at, "outside: reproduced / differ")
-    lines = ["| chapter | " + " | ".join(headers) + " |", "| --- |" + " ---: |" * len(headers)]
-    for chapter, row in counts.iterrows():
-        name = "**all**" if chapter == "total" else f"{{doc}}`{chapter[:2]} <../notebooks/{chapter}>`"
-        values = {c: str(int(v)) for c, v in row.items()}
-        values["outside: reproduced / differ"] = " / ".join(values[c] for c in outside)
-        cells = [f"**{values[h]}**" if chapter == "total" else values[h] for h in headers]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    notebooks = [ipynb for _, ipynb in chapter_pairs() if ipynb.exists()]
+    counts = verdicts(collect(notebooks, summaries=True)).counts()
+    first = collect(notebooks)  # without the summary tables, which repeat rows
+    sanity = int((first.kind == "sanity").sum())
+    outside = first[first.kind == "claim (outside the seeds)"]
+    by = outside.verdict.value_counts()
+    lines = claim_counts_lines(counts)
+    lines += ["", f"Besides the claims: {sanity} rows check our own code (*sanity*), and "
+              f"{len(outside)} rows check claims from outside the seeds (each attributed in its "
+              f"chapter), of which {int(by.get('reproduced', 0))} are reproduced and "
+              f"{int(by.get('differs', 0))} differ."]
     return "\n".join(lines)
+
+
+def claim_counts_lines(counts) -> list[str]:
+    """Markdown lines of the table of claim counts: one row per count, one column per source
+    (:meth:`assocmem.claims.Verdicts.counts`), so that it fits the text column at 1280 px
+    (CONTRIBUTING.md, "How the book must look"); nine count columns did not."""
+    sources = [*SOURCE_HEADINGS, "total"]
+    lines = ["| count | " + " | ".join("**all**" if s == "total" else f"seed {s}" for s in sources)
+             + " |", "| --- |" + " ---: |" * len(sources)]
+    for c in counts.columns:
+        cells = [str(int(counts.loc[s, c])) for s in sources]
+        lines.append(f"| {c} | " + " | ".join([*cells[:-1], f"**{cells[-1]}**"]) + " |")
+    return lines
 
 
 def repro_counts_block(text: str | None = None) -> tuple[str, str]:
@@ -388,7 +401,6 @@ def claims_markdown() -> str:
     claims = load_claims()
     result = verdicts(collect([ipynb for _, ipynb in chapter_pairs() if ipynb.exists()], summaries=True))
     counts = result.counts()
-    columns = list(counts.columns)
     total = counts.loc["total"]
     lines = [
         "# Claims: every checkable claim of the three sources",
@@ -409,14 +421,7 @@ def claims_markdown() -> str:
         "contradicts itself about a claim, the erratum is listed after the source's table.",
         "",
     ]
-    # one row per count and one column per source, so that the table fits the text column at
-    # 1280 px (CONTRIBUTING.md, "How the book must look"); nine count columns did not
-    sources = [*SOURCE_HEADINGS, "total"]
-    lines += ["| count | " + " | ".join("**all**" if s == "total" else f"seed {s}" for s in sources)
-              + " |", "| --- |" + " ---: |" * len(sources)]
-    for c in columns:
-        cells = [str(int(counts.loc[s, c])) for s in sources]
-        lines.append(f"| {c} | " + " | ".join([*cells[:-1], f"**{cells[-1]}**"]) + " |")
+    lines += claim_counts_lines(counts)
     lines.append("")
     for source, heading in SOURCE_HEADINGS.items():
         mine = [c for c in claims.values() if c.source == source]
