@@ -39,8 +39,9 @@ before and after each round (:func:`assocmem.benchmarking.load_capped_threads`: 
 run with at most that many threads; the references just use torch's setting, except linear
 attention's recurrent form, which goes through the same call). With two threads
 the whitened construction is also timed with the rule turned off (``ASSOCMEM_LOAD_CAP=0``), to
-show what it saves or costs; a run started with ``ASSOCMEM_LOAD_CAP=0`` leaves the rule off
-throughout and skips that line.
+show what it saves or costs. The rule is opt-in in the library; this script turns it on for its
+own process unless started with ``ASSOCMEM_LOAD_CAP=0``, which leaves it off throughout and skips
+that line.
 
 Absolute times are this machine's only; the ratios are what carries over.
 """
@@ -290,6 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer rounds; no capacity search")
     parser.add_argument("--only", nargs="*", default=None, help="benchmark names to run (substring match)")
     args = parser.parse_args(argv)
+    os.environ.setdefault("ASSOCMEM_LOAD_CAP", "1")  # the thread rule is opt-in; this process opts in
     scale = 1 if args.quick else 2
     builders = [(whitened_pair, 4 * scale + 1), (data_dependent_pair, 2 * scale + 1),
                 (sdm_pair, 3 * scale), (attention_pair, 3 * scale), (intersection_pair, 3 * scale)]

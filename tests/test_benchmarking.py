@@ -10,6 +10,12 @@ import torch
 from assocmem.benchmarking import machine_info, time_call
 
 
+@pytest.fixture(autouse=True)
+def _load_cap_on(monkeypatch):
+    """The thread rule is opt-in (ASSOCMEM_LOAD_CAP=1); these tests exercise it turned on."""
+    monkeypatch.setenv("ASSOCMEM_LOAD_CAP", "1")
+
+
 def test_time_call_is_a_positive_median():
     s = time_call(lambda: sum(range(100)), min_run_time=0.01)
     assert isinstance(s, float) and 0 < s < 0.1
@@ -234,3 +240,22 @@ def test_cpu_load_summary():
         CpuLoad().summary()
     with pytest.raises(RuntimeError):
         CpuLoad().stop()
+
+
+def test_the_rule_is_off_unless_asked_for(monkeypatch):
+    """A library call leaves torch's thread count alone by default (issue 29): opt-in only."""
+    import assocmem.benchmarking as bm
+
+    monkeypatch.delenv("ASSOCMEM_LOAD_CAP")
+    assert not bm.load_cap_enabled()
+    monkeypatch.setattr(bm, "free_cores", lambda max_age=0.1: 1)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        with bm.load_capped_threads() as used:
+            assert used == 2 and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    for on in ("1", "true", "ON"):
+        monkeypatch.setenv("ASSOCMEM_LOAD_CAP", on)
+        assert bm.load_cap_enabled()

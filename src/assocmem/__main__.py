@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 __all__ = ["main"]
@@ -69,6 +70,9 @@ def _sweep(args, parser: argparse.ArgumentParser) -> int:
 
     if args.list:
         return _list()
+    # This process is the sweep's own: the fast paths may cap their threads at the cores that
+    # other processes leave free (assocmem.benchmarking.load_capped_threads; off in a library call).
+    os.environ.setdefault("ASSOCMEM_LOAD_CAP", "1")
     if args.name is None:
         parser.error("give a sweep NAME or --list")
     if args.workers is not None and args.workers < 1:

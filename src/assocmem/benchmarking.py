@@ -425,8 +425,14 @@ def free_cores(max_age: float = FREE_CORES_TTL) -> int:
 
 
 def load_cap_enabled() -> bool:
-    """Whether the thread rule is on: ``False`` when ``ASSOCMEM_LOAD_CAP`` is ``0``, ``false``, ``no`` or ``off``."""
-    return os.environ.get("ASSOCMEM_LOAD_CAP", "1").strip().lower() not in ("0", "false", "no", "off")
+    """Whether the thread rule is on: only when the environment variable ``ASSOCMEM_LOAD_CAP`` is
+    ``1``, ``true``, ``yes`` or ``on``.
+
+    Off by default: a library does not change torch's thread count (a process-wide setting) on
+    its caller's behalf. The book's own command line (``python -m assocmem sweep``) and
+    ``make bench`` turn it on for their processes; a user opts in by setting the variable.
+    """
+    return os.environ.get("ASSOCMEM_LOAD_CAP", "0").strip().lower() in ("1", "true", "yes", "on")
 
 
 @contextlib.contextmanager
@@ -447,8 +453,10 @@ def load_capped_threads(threads: int | None = None) -> Iterator[int]:
     result beyond the rounding that any thread count gives (the libraries' reductions may be
     split differently).
 
-    Set the environment variable ``ASSOCMEM_LOAD_CAP=0`` to turn the cap off (to measure what it
-    saves).
+    The rule is opt-in (:func:`load_cap_enabled`): without ``ASSOCMEM_LOAD_CAP=1`` the block runs
+    at torch's setting and nothing is changed. Even when on, torch's setting is process-wide for
+    the duration of the block, which other Python threads of the process see; the book's command
+    line and benchmarks, which own their processes, turn it on.
 
     Parameters
     ----------

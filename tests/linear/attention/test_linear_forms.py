@@ -12,6 +12,12 @@ from assocmem.linear.memory import OuterProductMemory
 from tests.linear.attention._qkv import qkv
 
 
+@pytest.fixture(autouse=True)
+def _load_cap_on(monkeypatch):
+    """The thread rule is opt-in (ASSOCMEM_LOAD_CAP=1); these tests exercise it turned on."""
+    monkeypatch.setenv("ASSOCMEM_LOAD_CAP", "1")
+
+
 @pytest.mark.parametrize("T", [1, 5, 16, 17, 33])
 @pytest.mark.parametrize("chunk_size", [1, 4, 16, 64])
 def test_linear_attention_forms_agree(T, chunk_size):

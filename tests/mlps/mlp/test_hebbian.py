@@ -11,6 +11,12 @@ from assocmem.mlps.mlp.hebbian import exact_k2_memory, hebbian_mlp
 from tests.mlps.mlp._helpers import accuracy
 
 
+@pytest.fixture(autouse=True)
+def _load_cap_on(monkeypatch):
+    """The thread rule is opt-in (ASSOCMEM_LOAD_CAP=1); these tests exercise it turned on."""
+    monkeypatch.setenv("ASSOCMEM_LOAD_CAP", "1")
+
+
 def test_features_sketch_the_quadratic_kernel():
     fs = make_fact_set(40, 16, tied=False, seed=1)
     model = hebbian_mlp(fs, 8192, seed=2)
