@@ -338,7 +338,8 @@ def others_cores(max_age: float = FREE_CORES_TTL) -> float | None:
     (0.25 s) has passed since the window's start it replaces the estimate by the share over that
     window and starts the next window there; otherwise it returns the previous estimate. A reading
     younger than ``max_age`` seconds is reused without touching ``/proc``. The first window starts
-    when this module is imported (or when a forked child starts); until it has passed, the
+    when this module is imported with the thread rule on (or when a forked child starts), else at
+    the first call; until it has passed, the
     estimate is :data:`DEFAULT_OTHERS_CORES` (0: every core free, as on a platform without
     ``/proc``). The window covers whatever happened since the previous reading, so after a long
     pause it is a long average.
@@ -384,15 +385,16 @@ def others_cores(max_age: float = FREE_CORES_TTL) -> float | None:
 
 
 def _reset_load_state() -> None:
-    """Start a new window now, with the default estimate (at import, and in a forked child)."""
+    """Start a new window now, with the default estimate (at import, and in a forked child).
+
+    ``/proc`` is read here only where the thread rule is turned on (:func:`load_cap_enabled`): a
+    process that has not opted in never reads it unless it asks (:func:`others_cores`)."""
     global _STATE
     _STATE = _LoadState()
-    others_cores(max_age=0)
+    if load_cap_enabled():
+        others_cores(max_age=0)
 
 
-_reset_load_state()
-if hasattr(os, "register_at_fork"):  # a child's own ticks start at 0: its window must too
-    os.register_at_fork(after_in_child=_reset_load_state)
 
 
 def free_cores(max_age: float = FREE_CORES_TTL) -> int:
@@ -433,6 +435,11 @@ def load_cap_enabled() -> bool:
     ``make bench`` turn it on for their processes; a user opts in by setting the variable.
     """
     return os.environ.get("ASSOCMEM_LOAD_CAP", "0").strip().lower() in ("1", "true", "yes", "on")
+
+
+_reset_load_state()
+if hasattr(os, "register_at_fork"):  # a child's own ticks start at 0: its window must too
+    os.register_at_fork(after_in_child=_reset_load_state)
 
 
 @contextlib.contextmanager
