@@ -11,6 +11,13 @@ from assocmem.__main__ import main
 from assocmem.sweeps import config_to_json, get_sweep, load_results, read_provenance
 
 
+@pytest.fixture(autouse=True)
+def _keep_the_thread_rule_as_it_was(monkeypatch):
+    """main() opts its process into the thread rule (os.environ.setdefault); in the tests' process
+    that would outlast the test, so the variable is set here and restored afterwards."""
+    monkeypatch.setenv("ASSOCMEM_LOAD_CAP", "0")
+
+
 def test_cli_usage_errors_exit_2(capsys):
     assert main(["sweep", "nope"]) == 2
     err = capsys.readouterr().err
@@ -132,3 +139,26 @@ def test_cli_results_dir_through_a_file_in_a_subprocess(tmp_path):
     assert out.stderr.strip().splitlines() == [
         f"error: cannot create the results folder {afile / 'x' / 'demo'}: a part of the path is a file, not a folder "
         f"({afile / 'x' / 'demo'}); give a results folder (--results-dir) that can be created and written"]
+
+
+def test_cli_set_overrides_fields_and_stores_the_run_under_its_own_name(tmp_path, capsys, monkeypatch):
+    """``--set key=value`` (issue 29, item 6): typed, checked, never stored as the preset."""
+    monkeypatch.setenv("ASSOCMEM_QUIET", "1")
+    argv = ["sweep", "demo", "--device", "cpu", "--results-dir", str(tmp_path), "--set", "trials=3",
+            "--set", "d_ks=8,16", "--label", "small"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "demo/small:" in out and not (tmp_path / "demo" / "quick.csv").exists()
+    stored = read_provenance("demo", "small", tmp_path)["config"]
+    assert stored["trials"] == 3 and stored["d_ks"] == [8, 16]
+    quick = get_sweep("demo").config("quick")
+    assert stored["ratios"] == list(quick.ratios)  # the other fields are the preset's
+    assert main(argv[:-2]) == 0  # the default label names the overridden config
+    assert any(p.name.startswith("quick_set_") for p in (tmp_path / "demo").iterdir())
+    for bad, msg in ((["--set", "trial=3"], "no field 'trial'; fields: d_ks"),
+                     (["--set", "trials=many"], "trials: expected an integer"),
+                     (["--set", "trials"], "--set takes KEY=VALUE"),
+                     (["--label", "x"], "--label names a run with --set")):
+        with pytest.raises(SystemExit) as info:
+            main(["sweep", "demo", "--results-dir", str(tmp_path), *bad])
+        assert info.value.code == 2 and msg in capsys.readouterr().err

@@ -12,6 +12,11 @@ Run (or resume) a sweep; results go to ``results/<NAME>/<P>.csv`` with ``<P>.jso
     python -m assocmem sweep demo --preset cpu --executor process --workers 4
     python -m assocmem sweep demo --preset paper --device cuda --executor ray --address auto
 
+Override fields of a preset's config; the run is stored under its own name (``--label``, default
+``<P>_set_<hash>``), never under the preset's::
+
+    python -m assocmem sweep demo --preset quick --set trials=500 --set d_ks=16,32
+
 Exit status: 0 on success, 2 for a usage error (unknown sweep, preset or option), 1 when the
 sweep fails, the stored results are inconsistent or the results folder cannot be used (a path
 through a file, no permission, a full disk: one line on stderr says which path and why), 130 when
@@ -21,6 +26,8 @@ interrupted.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import logging
 import os
 import sys
@@ -49,6 +56,11 @@ def _parser() -> argparse.ArgumentParser:
                        help="folder of the results (default: $ASSOCMEM_RESULTS_DIR, else results/ "
                             "at the repository root)")
     sweep.add_argument("--force", action="store_true", help="discard stored results for this preset and start over")
+    sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="overrides",
+                       help="override one field of the preset's config (repeatable), e.g. --set trials=500 "
+                            "--set d_ks=16,32; the run is stored under --label")
+    sweep.add_argument("--label", default=None,
+                       help="file name of a run with --set (default: PRESET_set_<hash of the config>)")
     # usage errors of the sweep command are reported with its own usage line, not the top level's
     sweep.set_defaults(command_parser=sweep)
     return parser
@@ -80,15 +92,34 @@ def _sweep(args, parser: argparse.ArgumentParser) -> int:
     if args.address is not None and args.executor != "ray":
         parser.error("--address needs --executor ray")
     try:
-        get_sweep(args.name).config(args.preset)
+        base = get_sweep(args.name).config(args.preset)
     except UnknownNameError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    config, label = None, args.preset
+    if args.label is not None and not args.overrides:
+        parser.error("--label names a run with --set; without --set the preset names the files")
+    if args.overrides:
+        from assocmem.sweeps.config import config_to_json, override
+
+        pairs = {}
+        for item in args.overrides:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                parser.error(f"--set takes KEY=VALUE, got {item!r}")
+            pairs[key.strip()] = value
+        try:
+            config = override(base, pairs)
+        except (TypeError, ValueError) as exc:
+            parser.error(f"--set: {exc}")
+        digest = hashlib.sha256(json.dumps(config_to_json(config), sort_keys=True).encode()).hexdigest()[:8]
+        label = args.label or f"{args.preset}_set_{digest}"
     logging.basicConfig(level=logging.INFO, format="%(levelname)s: %(message)s")
     try:
         run = run_sweep(
             args.name,
-            args.preset,
+            label,
+            config=config,
             device=args.device,
             executor=args.executor,
             workers=args.workers,
@@ -105,7 +136,7 @@ def _sweep(args, parser: argparse.ArgumentParser) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished points are stored, rerun the same command to resume", file=sys.stderr)
         return 130
-    print(_summary(args.name, args.preset, run))
+    print(_summary(args.name, label, run))
     return 0
 
 

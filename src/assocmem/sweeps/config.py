@@ -33,6 +33,7 @@ __all__ = [
     "canonical_key",
     "point_seed",
     "config_to_json",
+    "override",
 ]
 
 #: Columns the engine adds to every row; neither a point nor a result may use these names.
@@ -137,6 +138,92 @@ def point_seed(config: Any, point: Mapping[str, Any]) -> int:
     digest = hashlib.sha256(canonical_key(point).encode()).digest()
     words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
     return int(np.random.SeedSequence([base % 2**32, *words]).generate_state(1)[0])
+
+
+def _parse_scalar(text: str, like: Any, key: str):
+    """``text`` read as a value of the type of ``like`` (the field's current value)."""
+    t = text.strip()
+    if isinstance(like, bool):
+        low = t.lower()
+        if low in ("true", "1", "yes", "on"):
+            return True
+        if low in ("false", "0", "no", "off"):
+            return False
+        raise ValueError(f"{key}: expected true or false, got {text!r}")
+    if isinstance(like, int):
+        try:
+            return int(t)
+        except ValueError:
+            raise ValueError(f"{key}: expected an integer, got {text!r}") from None
+    if isinstance(like, float):
+        try:
+            return float(t)
+        except ValueError:
+            raise ValueError(f"{key}: expected a number, got {text!r}") from None
+    if isinstance(like, str):
+        return t
+    if like is None:  # an optional field left unset: a number where it reads as one, else text
+        if t.lower() == "none":
+            return None
+        for kind in (int, float):
+            try:
+                return kind(t)
+            except ValueError:
+                pass
+        return t
+    raise ValueError(f"{key}: a {type(like).__name__} field cannot be set from the command line")
+
+
+def override(config: Any, assignments: Mapping[str, str]) -> Any:
+    """A copy of the sweep config ``config`` with fields set from text (``--set key=value``).
+
+    Each value is read as the type of the field's current value: an integer, a number, a string,
+    ``true``/``false``, ``none``, or for a tuple a comma-separated list of such (``"16,32,64"``;
+    its elements read like the current first element). The copy is made with
+    :func:`dataclasses.replace`, so the config's own checks run on it.
+
+    Parameters
+    ----------
+    config : dataclass instance
+        A sweep's config (a preset).
+    assignments : mapping of str to str
+        Field name to the value's text.
+
+    Returns
+    -------
+    dataclass instance
+        Of the same type.
+
+    Raises
+    ------
+    TypeError
+        If ``config`` is not a dataclass instance.
+    ValueError
+        If a name is not a field of the config (the message lists the fields), a value does not
+        read as the field's type, or the config's own checks refuse the result.
+    """
+    if not dataclasses.is_dataclass(config) or isinstance(config, type):
+        raise TypeError(f"a sweep config must be a dataclass instance; got {type(config).__name__}")
+    fields = [f.name for f in dataclasses.fields(config)]
+    changes = {}
+    for key, text in assignments.items():
+        if key not in fields:
+            raise ValueError(f"{type(config).__name__} has no field {key!r}; fields: {', '.join(fields)}")
+        if not isinstance(text, str):
+            raise TypeError(f"{key}: the value must be given as text, got {type(text).__name__}")
+        current = getattr(config, key)
+        if isinstance(current, tuple):
+            like = current[0] if current else None
+            parts = [p for p in text.split(",") if p.strip()]
+            if not parts:
+                raise ValueError(f"{key}: expected a comma-separated list, got {text!r}")
+            changes[key] = tuple(_parse_scalar(p, like, key) for p in parts)
+        else:
+            changes[key] = _parse_scalar(text, current, key)
+    try:
+        return dataclasses.replace(config, **changes)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{type(config).__name__} refuses {changes}: {exc}") from None
 
 
 def config_to_json(config: Any) -> dict:

@@ -359,9 +359,13 @@ def run_sweep(
                     i = todo[exc.index]
                     if store is not None:
                         store.write_provenance(provenance("failed"))
+                    done = (f"{computed} points finished and stored in this run; rerun to resume"
+                            if store is not None else
+                            f"{computed} points finished in this run, in memory only (persist=False): "
+                            "nothing was stored")
                     raise SweepError(
                         f"sweep {sw.name!r}, point {keys[i]} failed: {type(exc.cause).__name__}: {exc.cause} "
-                        f"({computed} points finished and stored in this run; rerun to resume)"
+                        f"({done})"
                     ) from exc.cause
                 except BaseException as exc:
                     if store is not None:

@@ -114,18 +114,38 @@ _FORCE_HINT = "rerun with --force (run_sweep(..., force=True)) to discard them a
 def default_results_dir() -> Path:
     """Where results live when no folder is given.
 
-    ``$ASSOCMEM_RESULTS_DIR`` if set; else ``results/`` in the nearest folder, from the working
-    directory upwards, that holds a ``pyproject.toml`` (the repository root, also when a notebook
-    runs in ``notebooks/``); else ``./results``.
+    ``$ASSOCMEM_RESULTS_DIR`` if set; else ``results/`` at the root of the book's own repository
+    when the working directory is inside it (the nearest folder, from the working directory
+    upwards, whose ``pyproject.toml`` declares the project ``assocmem``; also when a notebook runs
+    in ``notebooks/``); else ``./results`` in the working directory. Another project's repository
+    is never taken for the book's: a ``pyproject.toml`` of another name is passed over.
     """
     env = os.environ.get("ASSOCMEM_RESULTS_DIR")
     if env:
         return Path(env)
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
-        if (folder / "pyproject.toml").is_file():
+        if _is_book_repository(folder):
             return folder / "results"
     return here / "results"
+
+
+def _is_book_repository(folder: Path) -> bool:
+    """Whether ``folder`` holds a ``pyproject.toml`` of the project ``assocmem``."""
+    try:
+        text = (folder / "pyproject.toml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        import tomllib  # Python 3.11+
+    except ImportError:  # Python 3.10: the [project] table's name line
+        table = re.search(r"^\[project\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+        return bool(table and re.search(r"^name\s*=\s*[\"']assocmem[\"']\s*$", table.group(1), re.M))
+    try:
+        project = tomllib.loads(text).get("project")
+    except tomllib.TOMLDecodeError:
+        return False
+    return isinstance(project, dict) and project.get("name") == "assocmem"
 
 
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
