@@ -38,6 +38,60 @@ progress      progress bars that stay silent under CI and in the book build
 The floor imports no Part. Part II uses Part I's matrix memory (its linear Hebbian baseline),
 Part III uses Part I's softmax attention, and Part IV imports every Part to measure its memories;
 no other Part imports another (``tests/test_layout.py``).
+
+Every Part and module of the floor, and the names most work starts from, are reachable from the
+top (``assocmem.linear``, ``assocmem.hebbian_mlp``); they are imported on first use, so
+``import assocmem`` itself stays light.
 """
 
+from __future__ import annotations
+
+import importlib
+
 __version__ = "0.1.0"
+
+#: The Parts and the modules of the floor, as ``assocmem.<name>``.
+_MODULES = ("linear", "mlps", "sdm", "compare", "memory_protocol", "sweeps", "repro", "claims",
+            "display", "dtypes", "plotting", "devices", "benchmarking", "datasets", "progress")
+#: The main names, as ``assocmem.<name>``, and the module each lives in.
+_NAMES = {
+    # Part I: matrix memories and attention
+    "OuterProductMemory": "assocmem.linear.memory",
+    "LeastSquaresMemory": "assocmem.linear.memory",
+    "DeltaRuleMemory": "assocmem.linear.memory",
+    "softmax_attention": "assocmem.linear.attention.softmax",
+    "linear_attention": "assocmem.linear.attention.linear_forms",
+    # Part II: fact sets and fact-storing MLPs
+    "FactSet": "assocmem.mlps.facts",
+    "make_fact_set": "assocmem.mlps.facts",
+    "hebbian_mlp": "assocmem.mlps.mlp.hebbian",
+    "data_dependent_mlp": "assocmem.mlps.mlp.data_dependent",
+    # Part III: sparse distributed memory
+    "NeuronSDM": "assocmem.sdm.read.neuron_view",
+    "sdm_read": "assocmem.sdm.read.pattern_view",
+    "attention_read": "assocmem.sdm.read.attention",
+    # Part IV and the floor
+    "AssociativeMemory": "assocmem.memory_protocol",
+    "make_memory": "assocmem.compare.adapters",
+    "run_sweep": "assocmem.sweeps.engine",
+    "ReproductionTable": "assocmem.repro",
+}
+
+__all__ = ["__version__", *_MODULES, *_NAMES]
+
+
+def __getattr__(name: str):
+    """Import a Part, a floor module or a main name on first use (PEP 562)."""
+    if name in _MODULES:
+        module = importlib.import_module(f"assocmem.{name}")
+    elif name in _NAMES:
+        module = getattr(importlib.import_module(_NAMES[name]), name)
+    else:
+        raise AttributeError(f"module 'assocmem' has no attribute {name!r}; the Parts and main "
+                             f"names are: {', '.join(__all__[1:])}")
+    globals()[name] = module
+    return module
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

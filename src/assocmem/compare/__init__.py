@@ -14,4 +14,5 @@ harness        the measurements: the fact sets, recall by the one decoding rule,
                largest number of facts stored at 100 % argmax accuracy), read error, recall under
                query noise, write and read time
 table_sweeps   the ``memory_table`` sweep: every memory, every size, both geometries (chapter 50)
+figures        (subpackage) chapter 50's figures, one function per figure
 """

@@ -24,4 +24,5 @@ timing        wall-clock timing of the attention forms and of decoding (chapter 
               machine-dependent figures; the generic helpers are in :mod:`assocmem.benchmarking`)
 demo_sweeps   the ``demo`` sweep: the additive memory's read error, the sweep engine's worked
               example
+figures       (subpackage) the chapters' figures, one function per figure (chapters 01-03)
 """

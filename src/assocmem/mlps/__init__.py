@@ -44,4 +44,5 @@ transformer_sweeps  the ``transformer_usability``, ``attention_noise`` and ``tra
                   (chapters 14-15)
 transformer_rerun  the rules by which a rerun of those sweeps is checked against the spread of
                   their stored trainings (chapters 14-15)
+figures           (subpackage) the chapters' figures, one function per figure (chapters 10-17)
 """

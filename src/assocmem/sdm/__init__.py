@@ -44,6 +44,8 @@ trained
     ``recall``, ``reference``, ``effective_beta``, ``value_norms``.
 trained_sweeps
     The ``trained_recall`` sweep: one trained model per point (chapter 37).
+figures
+    (subpackage) The chapters' figures, one function per figure (chapters 30-37).
 
 Chapters: geometry 30-32; exponential 32; read 30, 34; weights 34; capacity 33; simulation 33;
 kernels 35; convergence, projections and convergence_sweeps 36; trained and trained_sweeps 37.

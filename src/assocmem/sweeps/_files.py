@@ -5,7 +5,8 @@
 (a write that either writes every byte or raises), :func:`atomic_write` (temporary file, ``fsync``, ``os.replace``, ``fsync`` of the
 folder; the temporary file is removed if the write fails) and :func:`fsync_dir`.
 :func:`describe_os_error` turns an :class:`OSError` into the few words a person needs ("a part of
-the path is a file, not a folder").
+the path is a file, not a folder"). :func:`is_book_repository` tells the book's repository from
+another project's (for the default results folder).
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import hashlib
 import io
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = ["atomic_write", "describe_os_error", "format_line", "format_value", "fsync_dir", "grid_hash",
-           "write_all"]
+           "is_book_repository", "write_all"]
 
 
 def format_value(value: Any) -> str:
@@ -154,3 +156,21 @@ def describe_os_error(exc: OSError) -> str:
             reason = "read-only file system"
     where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
     return reason + where
+
+
+def is_book_repository(folder: Path) -> bool:
+    """Whether ``folder`` holds a ``pyproject.toml`` of the project ``assocmem``."""
+    try:
+        text = (folder / "pyproject.toml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        import tomllib  # Python 3.11+
+    except ImportError:  # Python 3.10: the [project] table's name line
+        table = re.search(r"^\[project\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+        return bool(table and re.search(r"^name\s*=\s*[\"']assocmem[\"']\s*$", table.group(1), re.M))
+    try:
+        project = tomllib.loads(text).get("project")
+    except tomllib.TOMLDecodeError:
+        return False
+    return isinstance(project, dict) and project.get("name") == "assocmem"

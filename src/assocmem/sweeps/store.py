@@ -54,7 +54,7 @@ from typing import Any
 
 import pandas as pd
 
-from assocmem.sweeps._files import _parse_line, _sha256, describe_os_error, format_line, format_value, grid_hash
+from assocmem.sweeps._files import _parse_line, _sha256, describe_os_error, format_line, format_value, grid_hash, is_book_repository
 from assocmem.sweeps._files import atomic_write as _atomic_write
 from assocmem.sweeps._files import fsync_dir as _fsync_dir
 from assocmem.sweeps._files import write_all as _write_all
@@ -125,27 +125,9 @@ def default_results_dir() -> Path:
         return Path(env)
     here = Path.cwd().resolve()
     for folder in (here, *here.parents):
-        if _is_book_repository(folder):
+        if is_book_repository(folder):
             return folder / "results"
     return here / "results"
-
-
-def _is_book_repository(folder: Path) -> bool:
-    """Whether ``folder`` holds a ``pyproject.toml`` of the project ``assocmem``."""
-    try:
-        text = (folder / "pyproject.toml").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    try:
-        import tomllib  # Python 3.11+
-    except ImportError:  # Python 3.10: the [project] table's name line
-        table = re.search(r"^\[project\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
-        return bool(table and re.search(r"^name\s*=\s*[\"']assocmem[\"']\s*$", table.group(1), re.M))
-    try:
-        project = tomllib.loads(text).get("project")
-    except tomllib.TOMLDecodeError:
-        return False
-    return isinstance(project, dict) and project.get("name") == "assocmem"
 
 
 _FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")

@@ -1,0 +1,40 @@
+"""The top-level package: light to import, and every Part and main name reachable from it (issue 29,
+item 5)."""
+
+import subprocess
+import sys
+from importlib import resources
+
+import pytest
+
+import assocmem
+
+
+def test_import_is_light_and_loads_nothing_heavy():
+    code = "import sys, assocmem; print('torch' in sys.modules, 'assocmem.linear' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize("name", assocmem.__all__[1:])
+def test_every_listed_name_is_reachable(name):
+    value = getattr(assocmem, name)
+    assert value is getattr(assocmem, name)  # cached after the first use
+    assert name in dir(assocmem)
+
+
+def test_the_main_names_are_the_library_objects():
+    from assocmem.linear.memory import OuterProductMemory
+    from assocmem.mlps.mlp.hebbian import hebbian_mlp
+
+    assert assocmem.OuterProductMemory is OuterProductMemory and assocmem.hebbian_mlp is hebbian_mlp
+    assert assocmem.linear.__name__ == "assocmem.linear"
+
+
+def test_an_unknown_name_says_what_exists():
+    with pytest.raises(AttributeError, match="the Parts and main names are: linear, mlps"):
+        assocmem.no_such_thing  # noqa: B018
+
+
+def test_the_package_declares_its_type_hints():
+    assert resources.files("assocmem").joinpath("py.typed").is_file()
