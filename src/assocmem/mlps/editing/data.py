@@ -40,8 +40,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from faker import Faker
-from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: the editing extra, not the core install
+    from faker import Faker
+    from tokenizers import Tokenizer
+
+#: The install command that brings this module's two optional dependencies.
+EXTRA = 'pip install "assocmem[editing]"'
+
+
+def _optional(name: str):
+    """Import ``faker`` or ``tokenizers`` (the ``editing`` extra), or say how to install them."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise ImportError(f"the book-author corpus (chapter 16) needs {name!r}, which the core "
+                          f"install leaves out: {EXTRA}") from exc
 
 from assocmem._checks import as_int, index_tensor, positive_int, seed_int
 
@@ -172,7 +189,7 @@ def generate_book_facts(num_facts: int, seed: int = 0) -> BookFacts:
     """
     F = positive_int("num_facts", num_facts)
     seed = seed_int(seed)
-    fake = Faker("en_US")
+    fake = _optional("faker").Faker("en_US")
     fake.seed_instance(seed)
     rng = random.Random(seed)
     authors: dict[str, None] = {}
@@ -285,9 +302,10 @@ def _read_facts(fh, path, max_facts, books, authors, seen_b, seen_a) -> None:
 
 
 def _train_tokenizer(texts: list[str], vocab_size: int) -> Tokenizer:
-    tok = Tokenizer(models.BPE(unk_token=None))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[BOS, EOS], show_progress=False)
+    tk = _optional("tokenizers")
+    tok = tk.Tokenizer(tk.models.BPE(unk_token=None))
+    tok.pre_tokenizer = tk.pre_tokenizers.Whitespace()
+    trainer = tk.trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[BOS, EOS], show_progress=False)
     tok.train_from_iterator(texts, trainer=trainer)
     return tok
 
