@@ -374,3 +374,35 @@ def holds_bool_or_str(seq) -> bool:
         if isinstance(v, (list, tuple)) and holds_bool_or_str(v):
             return True
     return False
+
+
+def module_input(x, d: int, like: torch.Tensor, name: str = "x") -> torch.Tensor:
+    """The input of a module's ``forward``, checked without reading its values (no host sync).
+
+    What ``torch.nn.Linear`` would refuse, refused here with a clearer message: not a tensor, a
+    last dimension other than ``d``, a dtype or device other than the module's (``like``, one of
+    its parameters or buffers). Nothing is cast and no entry is inspected, so ``forward`` stays
+    sync-free and traceable by ``torch.compile`` without graph breaks; a NaN in the input gives
+    NaN outputs, as in torch's own layers. The validated entry points (``read``, ``features``)
+    check the values too.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not a tensor, or its dtype is not ``like``'s (the message says how to cast).
+    ValueError
+        If ``x`` has no dimension or its last one is not ``d``, or it is on another device.
+    """
+    import torch
+
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of shape (..., {d}); got {type(x).__name__}")
+    if x.dim() < 1 or x.shape[-1] != d:
+        raise ValueError(f"{name} must have shape (..., {d}); got {tuple(x.shape)}")
+    if x.dtype != like.dtype:
+        raise TypeError(f"{name} has dtype {x.dtype} but the module computes in {like.dtype}; cast the "
+                        f"input ({name}.to({like.dtype})) or build the module in {x.dtype} "
+                        "(module.to(dtype)); forward does not cast its caller's tensors")
+    if x.device != like.device:
+        raise ValueError(f"{name} is on {x.device} but the module is on {like.device}; move one of them")
+    return x

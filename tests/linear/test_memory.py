@@ -55,7 +55,7 @@ def test_conventions(cls):
     assert mem.S.dtype == torch.float64
     assert "S" in dict(mem.named_buffers())
     assert mem.read(torch.ones(4, 7, 5)).shape == (4, 7, 3)
-    assert mem(torch.ones(5)).shape == (3,)
+    assert mem(torch.ones(5, dtype=torch.float64)).shape == (3,)
 
 
 def test_gram_matrix():

@@ -61,6 +61,7 @@ from assocmem._checks import as_bool, as_int, as_real, positive_int, seed_int
 from assocmem.linear.attention import LinearAttentionDecoder, softmax_attention
 from assocmem.linear.memory import DeltaRuleMemory, LeastSquaresMemory, OuterProductMemory
 from assocmem.memory_protocol import AssociativeMemory
+from assocmem.mlps._checks import module_dtype
 from assocmem.mlps.facts import FactSet
 from assocmem.sdm.convergence.read_rules import make_read_rule
 from assocmem.sdm.geometry.balls import ball_size
@@ -314,8 +315,8 @@ class MLPAdapter(AssociativeMemory):
         self.keys, self.values, self.model = k, v, model
 
     def _read(self, queries):
-        with torch.no_grad():
-            return self.model(queries)
+        with torch.no_grad():  # the MLP computes in its own dtype; the answer in the queries'
+            return self.model(queries.to(module_dtype(self.model))).to(queries.dtype)
 
     def _reset(self) -> None:
         self.keys = torch.zeros(0, self.d_k, dtype=torch.float64, device=self.device)

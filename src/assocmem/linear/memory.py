@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from assocmem._checks import as_real, positive_int
+from assocmem._checks import as_real, module_input, positive_int
 from assocmem.devices import resolve_device
 from assocmem.dtypes import cast_checked, check_float_dtype
 from assocmem._checks import as_bool
@@ -344,9 +344,24 @@ class MatrixMemory(nn.Module):
         return checked_result(out, "the read S q", lambda: queries.double() @ self.S.double().T,
                               "rescale the queries or use dtype=torch.float64")
 
-    def forward(self, queries) -> torch.Tensor:
-        """Alias of :meth:`read`, so a memory can be called like any module."""
-        return self.read(queries)
+    def forward(self, queries: torch.Tensor) -> torch.Tensor:
+        """``S q`` for every query, as a module is called: ``(..., d_k) -> (..., d_v)``.
+
+        Sync-free, like torch's own layers: ``queries`` must be a tensor of the state's dtype and
+        device (nothing is cast; :func:`assocmem._checks.module_input`) and its values are not
+        inspected, so a model that holds the memory can be traced by ``torch.compile`` without
+        graph breaks. :meth:`read` is the validated form: it takes array-likes, casts them, and
+        refuses non-finite queries and overflowing reads.
+
+        Raises
+        ------
+        TypeError
+            If ``queries`` is not a tensor or has another dtype than the state.
+        ValueError
+            If its last dimension is not ``d_k`` or it is on another device.
+        """
+        queries = module_input(queries, self.d_k, self.S, "queries")
+        return queries @ self.S.T  # (..., d_k) @ (d_k, d_v) -> (..., d_v)
 
     def reset(self) -> "MatrixMemory":
         """Forget everything: set ``S`` to zero (and drop any stored pairs). Returns ``self``."""

@@ -186,6 +186,14 @@ def probe_map(module: torch.nn.Module, d: int, what: str, *, dtype: torch.dtype,
         raise ValueError(f"{what} must map R^d -> R^d with d = {d}: a (2, {d}) input gave {shape}")
 
 
+def module_dtype(module: torch.nn.Module, default: torch.dtype = torch.float64) -> torch.dtype:
+    """The dtype of ``module``'s first floating-point parameter or buffer (``default`` if none)."""
+    for t in (*module.parameters(), *module.buffers()):
+        if t.is_floating_point():
+            return t.dtype
+    return default
+
+
 def module_device(module: torch.nn.Module, default):
     """The device of ``module``'s first parameter or buffer (``default`` if it has none)."""
     for t in (*module.parameters(), *module.buffers()):

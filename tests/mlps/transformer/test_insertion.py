@@ -17,7 +17,7 @@ FACTS = fact_set(E, TASK, fact_map(TASK, 1))
 def test_every_method_builds_a_frozen_square_mlp(method):
     mlp = build_mlp(method, FACTS, 24, seed=0, epochs=30, lr=1e-2)
     assert not any(p.requires_grad for p in mlp.parameters())
-    out = mlp(FACTS.keys)
+    out = mlp(FACTS.keys.to(next(mlp.parameters()).dtype))  # forward does not cast
     assert out.shape == (16, 8)
     assert mlp.num_parameters == 3 * 24 * 8
     assert mlp.construction_method == method

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import torch
 
 from assocmem.dtypes import cast_checked
-from assocmem.mlps._checks import check_finite_result
+from assocmem.mlps._checks import check_finite_result, module_dtype
 from assocmem.mlps.margins._common import _as_f64, _check_mapping, _facts_parts
 
 __all__ = [
@@ -78,6 +78,10 @@ def _model_outputs(model, facts, queries):
         if qt.shape != keys.shape:
             raise ValueError(f"queries must have shape {tuple(keys.shape)}; got {tuple(qt.shape)}")
         q = cast_checked(qt, facts.keys.dtype, "queries").to(facts.keys.device)
+    if isinstance(model, torch.nn.Module):  # a module computes in its own dtype and does not cast
+        dt = module_dtype(model, q.dtype)
+        if dt != q.dtype and dt.is_floating_point:
+            q = cast_checked(q, dt, "queries")
     with torch.no_grad():
         out = model(q)
     out = _as_f64(out, "model output", 2).to(values.device)

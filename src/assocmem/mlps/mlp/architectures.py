@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from assocmem._checks import as_bool
+from assocmem._checks import as_bool, module_input
 from assocmem.mlps._checks import batch_input, check_finite_result, float_tensor
 from assocmem.mlps.mlp._common import _tracks_grad
 
@@ -155,8 +155,14 @@ class BilinearMLP(FactMLP):
         return self.features(x) @ self.features(z).T  # (n_x, n_z)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``MLP(x) = phi(x) @ B.T``: ``(..., d) -> (..., d_c)``."""
-        return self.features(x) @ self.B.T  # (..., d_c)
+        """``MLP(x) = phi(x) @ B.T``: ``(..., d) -> (..., d_c)``.
+
+        Sync-free, like torch's own layers: ``x`` must be a tensor of the weights' dtype and
+        device (nothing is cast; :func:`assocmem._checks.module_input`) and its values are not
+        inspected. :meth:`features` validates the values and casts.
+        """
+        x = module_input(x, self.config.d, self.A)  # (..., d)
+        return ((x @ self.A.T) * (x @ self.G.T)) @ self.B.T  # (..., d_c)
 
     @property
     def num_parameters(self) -> int:
@@ -217,8 +223,9 @@ class ExactK2Memory(FactMLP):
         return (x.to(dt) @ z.to(dt).T) ** 2
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``(1/F) sum_t c_f(t) <k_t, x>^2``: ``(..., d) -> (..., d_c)``."""
-        x = _checked_input(x, self.keys.shape[1], dtype=self.keys.dtype)  # (..., d)
+        """``(1/F) sum_t c_f(t) <k_t, x>^2``: ``(..., d) -> (..., d_c)``; sync-free, no cast
+        (as :meth:`BilinearMLP.forward`)."""
+        x = module_input(x, self.keys.shape[1], self.keys)  # (..., d)
         return ((x @ self.keys.T) ** 2) @ self.targets / self.keys.shape[0]  # (..., d_c)
 
     @property
@@ -270,8 +277,10 @@ class GatedReLUMLP(FactMLP):
         return torch.relu(x @ self.W_gate.T) * (x @ self.W_up.T)  # (..., m)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``P hidden(x)``: ``(..., d) -> (..., d_c)``."""
-        return self.hidden(x) @ self.P.T  # (..., d_c)
+        """``P hidden(x)``: ``(..., d) -> (..., d_c)``; sync-free, no cast (as
+        :meth:`BilinearMLP.forward`; :meth:`hidden` validates and casts)."""
+        x = module_input(x, self.W_gate.shape[1], self.W_gate)  # (..., d)
+        return (torch.relu(x @ self.W_gate.T) * (x @ self.W_up.T)) @ self.P.T  # (..., d_c)
 
     @property
     def num_parameters(self) -> int:

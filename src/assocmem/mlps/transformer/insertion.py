@@ -24,7 +24,7 @@ from __future__ import annotations
 import torch
 
 from assocmem._checks import as_int, positive_int
-from assocmem.mlps._checks import module_device, probe_map
+from assocmem.mlps._checks import module_device, module_dtype, probe_map
 from assocmem.mlps.capacity_sweeps import build_memory
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp import FactMLP, train_mlp
@@ -40,8 +40,8 @@ METHODS = ("gd_ce", "gd_mse", "ntk", "unwhitened", "whitened", "data_dependent")
 def check_mlp_width(mlp, d: int) -> None:
     """Raise :class:`ValueError` unless ``mlp`` maps a ``(2, d)`` batch to ``(2, d)``.
 
-    The probe is float64 on the MLP's device and changes nothing in the MLP
-    (:func:`assocmem.mlps._checks.probe_map`).
+    The probe is in the MLP's own dtype (float64 for an MLP without floating-point weights), on
+    its device, and changes nothing in the MLP (:func:`assocmem.mlps._checks.probe_map`).
 
     Raises
     ------
@@ -52,7 +52,7 @@ def check_mlp_width(mlp, d: int) -> None:
     if not isinstance(mlp, torch.nn.Module):
         raise ValueError(f"mlp must be a torch.nn.Module; got {type(mlp).__name__}")
     d = as_int(d, "d", minimum=1)
-    probe_map(mlp, d, "the MLP", dtype=torch.float64, device=module_device(mlp, torch.device("cpu")))
+    probe_map(mlp, d, "the MLP", dtype=module_dtype(mlp), device=module_device(mlp, torch.device("cpu")))
 
 
 def _objective(mlp, facts: FactSet, loss: str) -> float:
