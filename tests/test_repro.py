@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import json
+import math
 
 import nbformat
 
@@ -305,10 +306,10 @@ def test_bad_rows_over_trainings_are_refused(kwargs, match):
 def test_check_takes_the_claim_value_and_location_from_the_registry():
     from assocmem.claims import get_claim
 
-    claim = get_claim("000.sec2.score-plus-one")  # a number: 2.718
+    claim = get_claim("000.sec2.score-plus-one")  # a number: e
     t = ReproductionTable("By id")
     row = t.check("000.sec2.score-plus-one", ours=np.float64(2.7183), tol=0.01, case="d_k = 4")
-    assert row.claim_id == "000.sec2.score-plus-one" and row.seed == claim.value == 2.718
+    assert row.claim_id == "000.sec2.score-plus-one" and row.seed == claim.value == math.e
     assert row.claim == f"{claim.claim} (d_k = 4)" and row.source == f"seed 000, {claim.location}"
     assert row.verdict == "reproduced" and row.different_test is None
     rec = t.records()[0]

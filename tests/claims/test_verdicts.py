@@ -83,17 +83,39 @@ def test_counts_per_source_add_up():
     assert (body[list(CLAIM_VERDICTS[:-1])].sum(axis=1) == body["checked"]).all()
 
 
-def test_rows_by_add_are_found_in_the_crosswalk_and_sanity_rows_judge_nothing():
+def _registry_with_crosswalk(tmp_path, crosswalk: str):
+    """A copy of the shipped registry whose crosswalk is ``crosswalk`` (YAML text)."""
+    import shutil
+    from importlib import resources
+
+    shipped = resources.files("assocmem.claims")
+    for name in ("seed_000.yml", "seed_001.yml", "seed_002.yml"):
+        shutil.copy(shipped / name, tmp_path / name)
+    (tmp_path / "crosswalk.yml").write_text(crosswalk)
+    return tmp_path
+
+
+def test_rows_by_add_are_found_in_the_crosswalk_and_sanity_rows_judge_nothing(tmp_path):
+    # a crosswalk of rows made by add() before the chapters made them by id
+    directory = _registry_with_crosswalk(tmp_path, """chapters:
+  01-attention-to-matrix:
+  - row: 'one vector: the score matrix is symmetric'
+    id: 000.sec1.shared-vector-symmetric
+  - row: exact zeros exactly where one chunk covers the sequence (C >= T)
+    id: null
+    reason: a sanity check of our own code (exact zeros of the chunked form)
+""")
     rows = pd.DataFrame([
         ["01-attention-to-matrix", "one vector: the score matrix is symmetric", "claim", "reproduced", "r-1", "", ""],
         ["01-attention-to-matrix", "a check of our code", "sanity", "sanity: ok", "r-2", "", ""],
         ["01-attention-to-matrix", "exact zeros exactly where one chunk covers the sequence (C >= T)", "claim",
          "reproduced", "r-3", "", ""],
     ], columns=COLUMNS)
-    assert row_claim_ids(rows) == ["000.sec1.shared-vector-symmetric", None, None]
+    assert row_claim_ids(rows, directory) == ["000.sec1.shared-vector-symmetric", None, None]
     old = rows.drop(columns=["claim_id", "different_test"])  # notebooks stored before the ids
-    assert row_claim_ids(old) == row_claim_ids(rows)
-    assert verdicts(old).claims["000.sec1.shared-vector-symmetric"].verdict == "reproduced"
+    assert row_claim_ids(old, directory) == row_claim_ids(rows, directory)
+    judged = verdicts(old, directory).claims["000.sec1.shared-vector-symmetric"]
+    assert judged.verdict == "reproduced"
 
 
 def test_what_the_registry_cannot_place_is_refused():
