@@ -6,14 +6,15 @@ One function per figure; each takes the chapter's computed data, draws with the 
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 
 from assocmem.plotting import color
 
-__all__ = ["fits_figure"]
+__all__ = ["fits_figure", "local_beta_figure", "beta_methods_figure", "LOCAL_FACTORS"]
 
 
 def _draw_fits(ax, n: int, d: int, log_i: np.ndarray, fits) -> None:
@@ -79,4 +80,116 @@ def fits_figure(panels: Sequence[tuple]):
     for ax, (n, d, log_i, fits) in zip(axes[:, 0], checked):
         _draw_fits(ax, n, d, log_i, fits)
     fig.tight_layout()
+    return fig
+
+
+#: The factors :func:`local_beta_figure` draws, in order: (key, marker or line style, colour,
+#: label). The keys are :func:`assocmem.sdm.exponential.local_betas`'s ``what``.
+LOCAL_FACTORS = (
+    ("binary", "o", "0.3", r"full intersection $I$"),
+    ("largest_summand", "-", "blue", r"largest summand $L = 2^n T P$"),
+    ("tail", "-", "orange", r"tail factor $T$, exact binomial"),
+    ("gaussian_tail", "--", "green", r"tail factor $T$, Gaussian"),
+)
+
+
+def local_beta_figure(panels: Sequence[dict]):
+    """Local beta of each factor of the intersection between consecutive even distances.
+
+    The paper has no such figure; it takes App. B.2's derivation (Eqs. 16-21) apart.
+
+    Parameters
+    ----------
+    panels : sequence of dict
+        One per setting, with keys ``n``, ``d`` (int), ``local`` (a mapping from each key of
+        :data:`LOCAL_FACTORS` to the local betas of the steps ``d_v -> d_v + 2`` for
+        ``d_v = 0, 2, ..., 2d - 2``, shape ``(d,)``), ``eq21`` and ``regression`` (float, drawn
+        as horizontal lines), and optionally ``yticks`` (the log axis' ticks).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Stacked log-scale panels: each factor's local beta at the step midpoints ``d_v + 1``,
+        the two horizontal lines, and the fit window ``d_v < d`` shaded. The legend is on the
+        first panel.
+
+    Raises
+    ------
+    ValueError
+        If there is no panel, a factor is missing or has not ``d`` values.
+    """
+    if not panels:
+        raise ValueError("local_beta_figure needs at least one panel")
+    for p in panels:
+        for key, *_ in LOCAL_FACTORS:
+            if key not in p["local"]:
+                raise ValueError(f"n = {p['n']}, d = {p['d']}: no local betas for {key!r}")
+            if np.shape(p["local"][key]) != (p["d"],):
+                raise ValueError(f"n = {p['n']}, d = {p['d']}: {key!r} needs d = {p['d']} "
+                                 f"values, got shape {np.shape(p['local'][key])}")
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7.0, 4.0 * len(panels)), squeeze=False)
+    axes = axes[:, 0]
+    for ax, p in zip(axes, panels):
+        n, d = p["n"], p["d"]
+        mid = np.arange(0, 2 * d - 1, 2) + 1  # each local beta belongs to the step dv -> dv + 2
+        for key, style, c, label in LOCAL_FACTORS:
+            ax.plot(mid, p["local"][key], style, ms=3, label=label,
+                    color=c if c.startswith("0.") else color(c))
+        ax.axhline(p["eq21"], color=color("vermillion"), ls=":", label=r"Eq. 21")
+        ax.axhline(p["regression"], color=color("purple"), ls="-.", lw=1.2,
+                   label=r"regression on $d_v < d$")
+        ax.axvspan(0, d - 1, color="0.92", zorder=0)
+        ax.set_yscale("log")
+        if p.get("yticks") is not None:
+            ax.set_yticks(p["yticks"])
+        ax.yaxis.set_major_formatter(mticker.ScalarFormatter())
+        ax.yaxis.set_minor_formatter(mticker.NullFormatter())
+        ax.set_title(f"$n$ = {n}, $d$ = {d}  (shaded: fit window $d_v < d$)")
+        ax.set_xlabel(r"Hamming distance $d_v$ (bits)")
+        ax.set_ylabel(r"local $\beta$ (dimensionless)")
+    axes[0].legend(fontsize=8, loc="upper center")
+    fig.tight_layout()
+    return fig
+
+
+def beta_methods_figure(radii, methods: Mapping[str, tuple], paper: Mapping[int, float]):
+    """The fitted beta against the radius by several methods, with the paper's values.
+
+    Mirrors the paper's figure of fitted betas at n = 64 (not in the review) and adds this
+    book's other methods.
+
+    Parameters
+    ----------
+    radii : sequence of int, length R
+        The radii.
+    methods : mapping name -> (values, colour, line style)
+        ``values`` has length R; ``colour`` is a house colour name.
+    paper : mapping radius -> beta
+        The paper's reported values (open squares).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One log-scale axes: one line with markers per method and the paper's values.
+
+    Raises
+    ------
+    ValueError
+        If there is no method or a method's values do not match the radii.
+    """
+    radii = np.asarray(radii)
+    if not methods:
+        raise ValueError("beta_methods_figure needs at least one method")
+    for name, (vals, _, _) in methods.items():
+        if len(vals) != radii.size:
+            raise ValueError(f"{name!r}: {len(vals)} values for {radii.size} radii")
+    fig, ax = plt.subplots(figsize=(7.0, 5.0))
+    for name, (vals, c, ls) in methods.items():
+        ax.plot(radii, vals, ls, marker="o", ms=3.5, color=color(c), label=name)
+    ax.plot(list(paper), list(paper.values()), "s", ms=9, mfc="none",
+            mec=color("vermillion"), mew=1.5, label="values reported in the paper")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"read/write radius $d$ (bits), $n$ = 64")
+    ax.set_ylabel(r"fitted $\beta$ (inverse temperature), window $d_v < d$")
+    ax.legend(fontsize=8)
     return fig
