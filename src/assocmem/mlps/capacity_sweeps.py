@@ -75,7 +75,7 @@ import torch
 from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.benchmarking import load_capped_threads
 from assocmem.mlps.counting import min_parameters_bound
-from assocmem.mlps._checks import real_array
+from assocmem.mlps._checks import module_dtype, real_array
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
 from assocmem.mlps.margins.decoding import accuracy
 from assocmem.mlps.mlp import (data_dependent_mlp, data_dependent_mlp_reference, hebbian_mlp,
@@ -348,6 +348,7 @@ class _Chunked:
         self.model, self.rows = model, max(1, budget // max(1, width))
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.to(module_dtype(self.model, x.dtype))  # the model computes in its own dtype (GD: float32)
         if x.shape[0] <= self.rows:
             return self.model(x)
         return torch.cat([self.model(x[i : i + self.rows]) for i in range(0, x.shape[0], self.rows)])

@@ -60,7 +60,7 @@ import pandas as pd
 import torch
 
 from assocmem._checks import as_int, as_real, positive_int, seed_int
-from assocmem.mlps._checks import module_device
+from assocmem.mlps._checks import module_device, module_dtype
 from assocmem.mlps.margins.decoding import output_margins
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
@@ -490,7 +490,7 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
             mlp = T.build_mlp(method, facts, m, s_mlp, epochs=config.mlp_epochs, lr=config.mlp_lr)
             margins = output_margins(mlp, facts)  # (F,)
             with torch.no_grad():
-                norms = mlp(facts.keys).to(torch.float64).norm(dim=1)
+                norms = mlp(facts.keys.to(module_dtype(mlp))).to(torch.float64).norm(dim=1)
             unit_margins = margins / norms.clamp_min(torch.finfo(torch.float64).tiny)
             # before the swap: with_mlp moves the MLP to the model's device, the facts stay where they are
             usable, drop = usable_keys(mlp, facts, eps, config.noise_draws, s_noise)

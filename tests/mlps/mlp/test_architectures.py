@@ -58,18 +58,16 @@ def test_memories_reject_the_wrong_width_and_non_finite_input():
     for model in models:
         out = model(fs.keys)
         assert out.shape == (16, 8) and torch.isfinite(out).all()
-        with pytest.raises(ValueError, match=r"shape \(\.\.\., d\) with d = 8.*got shape \(16, 7\)"):
+        with pytest.raises(ValueError, match=r"shape \(\.\.\., 8\); got \(16, 7\)"):
             model(fs.keys[:, :7])
-        with pytest.raises(ValueError, match=r"d = 8.*got shape \(\)"):
-            model(torch.tensor(1.0))
+        with pytest.raises(ValueError, match=r"shape \(\.\.\., 8\); got \(\)"):
+            model(torch.tensor(1.0, dtype=torch.float64))
+        # forward is sync-free: it does not inspect values, and a NaN gives NaN, as in torch's layers
         bad = fs.keys.clone()
         bad[2, 3] = float("nan")
-        with pytest.raises(ValueError, match="non-finite"):
-            model(bad)
-        bad[2, 3] = float("inf")
-        with pytest.raises(ValueError, match="non-finite"):
-            model(bad)
-        with pytest.raises(ValueError, match="torch.Tensor"):
+        nan_rows = torch.isnan(model(bad)).any(dim=1)
+        assert nan_rows[2] and not nan_rows[[0, 1, 3]].any()
+        with pytest.raises(TypeError, match="torch.Tensor"):
             model(fs.keys.numpy())
     bil = models[0]
     with pytest.raises(ValueError, match="d = 8"):
