@@ -24,18 +24,10 @@ from assocmem.repro import collect
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
-#: Claims that chapters judge differently today, each with the chapters and their verdicts. To be
-#: resolved in the chapters; the set only shrinks.
-KNOWN_CONFLICTS = {
-    "000.sec7.eps-dk-pairs",          # 03 reproduced, 10 not comparable
-    "001.cor44.isotropic-capacity",   # 10 reproduced, 13 differs
-    "001.sec43.whitened-optimal",     # 13 reproduced, 50 not comparable
-    "001.fig2c.dd-optimal",           # 13 reproduced, 50 not comparable
-    "001.fig11.whitened-aniso",       # 13 reproduced, 50 not comparable
-    "001.fig11.dd-aniso",             # 13 reproduced, 50 not comparable
-    "001.a45.ce-vs-mse",              # 15 not comparable, 16 mixed
-    "002.c7.interpolates-cd-snr",     # 33 reproduced, 37 differs
-}
+#: Claims that chapters judge differently, each with the chapters and their verdicts; the set only
+#: shrinks, and is empty since issue 27 resolved the last eight (the old C7 rows, 33 reproduced
+#: against 37 differs, are the case tests/claims/test_verdicts.py keeps as a failing example).
+KNOWN_CONFLICTS: set[str] = set()
 
 
 @pytest.fixture(scope="module")

@@ -9,4 +9,5 @@ Modules
 -------
 attention  chapter 01: score maps, the forms of linear attention, timing and decoding cost
 geometry   chapter 02: one and two stored pairs, the least-squares map, readings, stretch and noise
+read_error  chapter 03: read error against the load, by key dimension and by values
 """

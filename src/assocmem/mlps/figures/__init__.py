@@ -7,8 +7,10 @@ Import the topic's module: ``from assocmem.mlps.figures import margin_scaling``.
 
 Modules
 -------
+hebbian_capacity    chapter 10: accuracy and margins against F; capacity against width
 kernel_hebbians     chapter 11: Theorem 3.1, the sketch error, whitening, the Welch bound
 margin_scaling      chapter 12: margins against F, m, spikes and noise; bits per parameter
+parameter_cost      chapter 13: parameters needed against the number of facts
 usability           chapter 14: usability of inserted MLPs and the attention noise
 block_capacity      chapter 15: the MLP swap, block capacity, cross-entropy against MSE
 editing             chapter 16: the non-fact perplexity ratio and the data-dependent expert

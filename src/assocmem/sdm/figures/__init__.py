@@ -12,4 +12,7 @@ counting    chapter 31: the intersection map, simulation, Kanerva's count, the s
 which_beta  chapter 32: the beta fits, local beta, beta by method
 radii       chapter 33: SNR, the criteria, the critical-distance optimum, the learnt band
 closeness   chapter 34: weights by distance, total variation against beta, far weight
+kernel_memory  chapter 35: ball-kernel spectra, feature counts, Hopfield against SDM
+convergence    chapter 36: convergence, target share and projections
+learned_beta   chapter 37: learnt betas and recall against m
 """
