@@ -70,3 +70,30 @@ def test_every_claim_has_one_verdict(result):
     checked = {cid for cid, c in load_claims().items() if c.checked}
     assert {cid for cid, v in result.claims.items() if v.checked} == checked, \
         "the chapters that check a claim disagree with the registry's checked_in"
+
+
+def test_the_contract_fails_on_the_old_c7_rows(tmp_path):
+    """Before issue 27, chapter 33 judged C7 reproduced ("the band covers at least half of
+    [beta_CD, beta_SNR]") and chapter 37 differs, on the same numbers: rebuilt here as stored
+    rows, the check above must find that conflict."""
+    import nbformat
+
+    from assocmem.repro import ReproductionTable
+
+    c7 = "002.c7.interpolates-cd-snr"
+    old33 = ReproductionTable("Learnt band")
+    old33.check(c7, ours="covers 0.62 of [10.1, 14.4]", passed=True, case="at least half covered")
+    old37 = ReproductionTable("Trained-model claims")
+    old37.check(c7, ours="62 % of the band above beta_SNR", passed=False, expect="differs",
+                note="the band is not between the two optima")
+    paths = []
+    for name, table in (("33-old", old33), ("37-old", old37)):
+        nb = nbformat.v4.new_notebook()
+        data, meta = table.show()._repr_mimebundle_()
+        nb.cells.append(nbformat.v4.new_code_cell("table.show()", outputs=[
+            nbformat.v4.new_output("execute_result", data=data, metadata=meta, execution_count=1)]))
+        paths.append(tmp_path / f"{name}.ipynb")
+        nbformat.write(nb, paths[-1])
+    found = verdicts(collect(paths, summaries=True))
+    assert [v.id for v in found.conflicts] == [c7]
+    assert found.claims[c7].conflict == "contradiction"
