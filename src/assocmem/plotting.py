@@ -14,7 +14,8 @@ import numpy as np
 
 from assocmem._checks import as_int, as_real
 
-__all__ = ["PALETTE", "use_style", "color", "key_value_planes", "draw_vector", "label_machine_dependent"]
+__all__ = ["PALETTE", "use_style", "color", "key_value_planes", "draw_vector", "label_machine_dependent",
+           "require_frame"]
 
 #: Okabe-Ito palette, colour-blind safe, in the order the chapters use them.
 PALETTE: dict[str, str] = {
@@ -134,3 +135,31 @@ def draw_vector(ax, v, label: str | None = None, c: int | str = 0, ls: str = "-"
 def label_machine_dependent(ax, text: str = "wall-clock time: machine-dependent") -> None:
     """Mark an axis whose data are timings on this machine."""
     ax.text(0.99, 0.02, text, transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color="0.4")
+
+
+def require_frame(frame, columns, name: str) -> None:
+    """Check the data a figure helper draws: a :class:`pandas.DataFrame` with every named column.
+
+    Parameters
+    ----------
+    frame : object
+        What the caller passed.
+    columns : iterable of str
+        The columns the figure reads.
+    name : str
+        The argument's name, for the message.
+
+    Raises
+    ------
+    TypeError
+        If ``frame`` is not a DataFrame.
+    ValueError
+        If a column is missing (the message lists the missing and the present ones).
+    """
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(frame.columns)}")

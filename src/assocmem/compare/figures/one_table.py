@@ -13,7 +13,7 @@ import pandas as pd
 
 from assocmem.compare.adapters import MEMORIES, MEMORY_INFO
 from assocmem.compare.harness import GEOMETRIES
-from assocmem.plotting import color
+from assocmem.plotting import color, require_frame
 
 __all__ = ["MARKERS", "PART_COLOURS", "capacity_against_parameters", "memory_style"]
 
@@ -81,11 +81,7 @@ def capacity_against_parameters(stored: pd.DataFrame, trainings: pd.DataFrame, d
         ``d`` or ``F_max`` is below 2, or ``budget`` is not positive.
     """
     for what, frame in (("stored", stored), ("trainings", trainings)):
-        if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-        missing = [c for c in _COLUMNS if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{what} lacks the column(s) {missing}; it has {list(frame.columns)}")
+        require_frame(frame, _COLUMNS, what)
     unknown = sorted(set(stored.memory) - set(MEMORIES))
     if unknown:
         raise ValueError(f"stored names memories that are not in the comparison: {unknown}")

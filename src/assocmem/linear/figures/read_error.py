@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem.linear import theory
-from assocmem.plotting import color
+from assocmem.plotting import color, require_frame
 
 __all__ = ["MEMORIES", "MEMORY_TITLES", "read_error_by_key_dimension", "read_error_by_values"]
 
@@ -25,11 +25,7 @@ _XLABEL = "stored pairs per key dimension, $n/d_k$"
 
 
 def _check(curves, columns):
-    if not isinstance(curves, pd.DataFrame):
-        raise TypeError(f"curves must be a pandas DataFrame, got {type(curves).__name__}")
-    missing = [c for c in ("memory", "n", "error", "sem", *columns) if c not in curves.columns]
-    if missing:
-        raise ValueError(f"curves lacks the column(s) {missing}")
+    require_frame(curves, ("memory", "n", "error", "sem", *columns), "curves")
     absent = [m for m in MEMORIES if m not in set(curves.memory)]
     if absent:
         raise ValueError(f"curves has no rows of the memory {absent}; both panels need them")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem.mlps import counting as C
-from assocmem.plotting import color
+from assocmem.plotting import color, require_frame
 
 __all__ = ["KERNEL_LABELS", "accuracy_and_margins", "capacity_against_width"]
 
@@ -20,11 +20,7 @@ KERNEL_LABELS = {"linear": "linear, eq. 5", "k2": "quadratic kernel $K_2$"}
 
 
 def _check(frame, columns, name):
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}")
+    require_frame(frame, columns, name)
     unknown = sorted(set(frame.kernel) - set(KERNEL_LABELS))
     if unknown:
         raise ValueError(f"{name} has unknown kernel(s) {unknown}; known: {list(KERNEL_LABELS)}")

@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.ticker import NullFormatter
 
 from assocmem.plotting import color
+from assocmem.plotting import require_frame as _need
 
 __all__ = ["theorem31_errors", "sketch_error", "whitening_energy", "welch_bound"]
 
@@ -27,12 +28,6 @@ _TIGHT = (("harmonic frame", "*"), ("simplex ETF", "P"))
 _PRECONDITIONER_FAMILIES = ["wishart", "diagonal", "partial", "perturbed"]
 
 
-def _need(frame, columns, what):
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{what} lacks the column(s) {missing}")
 
 
 def theorem31_errors(study: pd.DataFrame, m: int, F: int):

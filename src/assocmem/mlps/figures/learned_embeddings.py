@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem.plotting import color
+from assocmem.plotting import require_frame as _need
 
 __all__ = ["DRAWS", "capacity", "margins"]
 
@@ -22,12 +23,6 @@ DRAWS = (("uniform", "blue"), ("separated", "orange"))
 _BOUNDS = (("eq. 44", "-"), ("eq. 9", "--"))
 
 
-def _need(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{what} lacks the column(s) {missing}; it has {list(frame.columns)}")
 
 
 def margins(margin_rows: pd.DataFrame, means: Mapping[tuple, pd.DataFrame],

@@ -15,18 +15,13 @@ from matplotlib.ticker import NullFormatter
 
 from assocmem.mlps.margin_sweeps import seed_means
 from assocmem.plotting import color
+from assocmem.plotting import require_frame as _need
 
 __all__ = ["isotropic_margins", "spike_margins", "noisy_margins", "bits_per_parameter"]
 
 _TICKS = (32, 64, 128, 256, 512, 1024, 2048)
 
 
-def _need(frame, columns, what):
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{what} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{what} lacks the column(s) {missing}")
 
 
 def _three_panels():

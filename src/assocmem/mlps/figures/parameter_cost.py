@@ -13,6 +13,7 @@ import pandas as pd
 
 from assocmem.mlps.capacity_sweeps import counting_lower_bound
 from assocmem.plotting import color
+from assocmem.plotting import require_frame as _require
 
 __all__ = ["METHOD_LABELS", "METHOD_COLORS", "cost_against_facts"]
 
@@ -27,12 +28,6 @@ _TRAINING_COLUMNS = ("method", "geometry", "d", "F", "W")
 GEOMETRIES = ("isotropic", "anisotropic")
 
 
-def _require(frame, columns, name):
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing} (needs {list(columns)})")
 
 
 def cost_against_facts(points: pd.DataFrame, trainings: pd.DataFrame | None, *, d: int, hi: int,

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from assocmem.plotting import color
+from assocmem.plotting import require_frame as _require
 
 __all__ = ["RULE_STYLE", "convergence_panels", "target_share_panels", "projection_panels",
            "PROTOCOLS"]
@@ -41,12 +42,6 @@ PROTOCOLS = {
 }
 
 
-def _require(frame, columns, name):
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}")
 
 
 def convergence_panels(frame: pd.DataFrame, setting: str, title: str):

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem.plotting import color
+from assocmem.plotting import require_frame as _require
 
 __all__ = ["ball_kernel_spectra", "feature_counts", "hopfield_against_sdm", "MEMORY_STYLE"]
 
@@ -29,12 +30,6 @@ MEMORY_STYLE = {
 _RADIUS_COLOURS = {5: "blue", 11: "orange", 15: "green"}
 
 
-def _require(frame, columns, name):
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}")
 
 
 def ball_kernel_spectra(char_weight, char_lambda, krawtchouk, n: int, d: int, zero_weights,

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem.plotting import color
+from assocmem.plotting import require_frame as _require
 
 __all__ = ["learned_beta_strip", "recall_against_m"]
 
@@ -20,12 +21,6 @@ __all__ = ["learned_beta_strip", "recall_against_m"]
 OPTIMA = (("CD", "green"), ("SNR", "blue"), ("Mem", "vermillion"))
 
 
-def _require(frame, columns, name):
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}")
 
 
 def learned_beta_strip(runs: pd.DataFrame, ref: pd.DataFrame, n: int, m: int,

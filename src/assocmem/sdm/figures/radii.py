@@ -14,17 +14,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from assocmem.plotting import color, use_style
+from assocmem.plotting import color, use_style, require_frame
 
 __all__ = ["snr_figure", "criteria_figure", "cd_optimum_figure", "learnt_band_figure"]
 
 
 def _need_columns(frame, columns, name: str) -> None:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(frame.columns)}")
+    require_frame(frame, columns, name)
     if frame.empty:
         raise ValueError(f"{name} is empty: there is nothing to draw")
 
