@@ -43,6 +43,8 @@ def test_forward_does_not_cast_and_says_so(name):
         module(torch.randn(3, 9, dtype=torch.float64))
     with pytest.raises(TypeError, match="torch.Tensor"):
         module([[0.0] * 8])
+    with pytest.raises(TypeError, match="must be a floating-point tensor, got torch.int64"):
+        module(torch.ones(3, 8, dtype=torch.int64))
 
 
 @pytest.mark.parametrize("name", list(_modules()))

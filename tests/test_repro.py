@@ -395,3 +395,16 @@ def test_rows_by_add_store_what_they_always_did(tmp_path):
     assert list(rows.columns[-2:]) == ["claim_id", "different_test"]
     assert list(rows.claim_id) == ["", "", "000.sec2.score-plus-one"]
     assert list(rows.different_test) == ["", "a 2-d grid", ""]
+
+
+def test_check_keeps_the_registrys_range():
+    """A row on a range claim uses the range, or one of its ends; any other seed= is refused, so
+    that a typo cannot put another number in the source's mouth (newcomer review, issue 27)."""
+    t = ReproductionTable("ranges")
+    row = t.check("001.fig2c.ntk-ratio", ours=120.0, passed=True)
+    assert row.seed == "10 to 10000"
+    assert t.check("001.fig2c.ntk-ratio", ours=12.0, seed=10, tol=5.0).seed == 10  # one end alone
+    with pytest.raises(ValueError, match=r"may only name one of its ends \(10, 10000\), got 5.0"):
+        t.check("001.fig2c.ntk-ratio", ours=5.0, seed=5.0, tol=0.1)
+    with pytest.raises(ValueError, match="range 6 to 10"):
+        t.check("001.sec43.dd-vs-gd", ours=1.0, seed="1", passed=True)

@@ -399,6 +399,9 @@ def module_input(x, d: int, like: torch.Tensor, name: str = "x") -> torch.Tensor
         raise TypeError(f"{name} must be a torch.Tensor of shape (..., {d}); got {type(x).__name__}")
     if x.dim() < 1 or x.shape[-1] != d:
         raise ValueError(f"{name} must have shape (..., {d}); got {tuple(x.shape)}")
+    if not x.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}; cast it to the module's "
+                        f"dtype ({name}.to({like.dtype})): forward does not cast its caller's tensors")
     if x.dtype != like.dtype:
         raise TypeError(f"{name} has dtype {x.dtype} but the module computes in {like.dtype}; cast the "
                         f"input ({name}.to({like.dtype})) or build the module in {x.dtype} "

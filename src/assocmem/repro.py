@@ -436,9 +436,10 @@ class ReproductionTable:
             The value computed here (required).
         seed : float or str or None, optional
             What the row sets ``ours`` against, only where the registry has no number for it: a
-            claim with no value (null), a string, a ``[lo, hi]`` range. By default the registry's
-            value; a range is shown as ``"lo to hi"``. Refused where the registry's value (or the
-            named one) is a number, which the row must use.
+            claim with no value (null) or a string. By default the registry's value; a range is
+            shown as ``"lo to hi"``, and a row may set one of its two ends instead (a bound
+            checked alone). Refused where the registry's value (or the named one) is a number,
+            which the row must use, and for a range, anything but one of its ends.
         value : str, optional
             For a claim whose registry value names several values (a mapping), the name of the
             one this row checks.
@@ -462,12 +463,12 @@ class ReproductionTable:
             If ``ours`` is missing, ``claim`` or ``source`` is given, or keywords are given
             without an id.
         ValueError
-            If ``seed`` is given where the registry has a number; ``value`` is missing for a
-            claim with named values, names no value of it, or is given for a claim without named
-            values; ``kind="sanity"`` (a sanity check tests our own code, not a source's claim:
-            use :meth:`add`); ``origin="outside"`` for a claim with no outside material in the
-            registry; ``case`` is blank; and as :class:`Check` raises (the table is then left
-            unchanged).
+            If ``seed`` is given where the registry has a number, or is not an end of its
+            range; ``value`` is missing for a claim with named values, names no value of it, or
+            is given for a claim without named values; ``kind="sanity"`` (a sanity check tests
+            our own code, not a source's claim: use :meth:`add`); ``origin="outside"`` for a
+            claim with no outside material in the registry; ``case`` is blank; and as
+            :class:`Check` raises (the table is then left unchanged).
         """
         if claim_id is None:
             if ours is not _UNSET or seed is not _UNSET or value is not None or case is not None or kwargs:
@@ -486,10 +487,13 @@ class ReproductionTable:
                              "make it with add()")
         stated, numeric = _registry_value(record, value)
         if seed is _UNSET:
-            seed = stated
+            seed = str(stated) if isinstance(stated, _Range) else stated
         elif numeric:
             raise ValueError(f"check({claim_id!r}): the registry gives the number {stated!r}, which the row "
                              f"uses; seed={seed!r} would contradict it")
+        elif isinstance(stated, _Range) and not (_is_number(seed) and seed in stated.ends):
+            raise ValueError(f"check({claim_id!r}): the registry gives the range {stated}; seed= may only "
+                             f"name one of its ends {stated.ends}, got {seed!r}")
         if kwargs.get("origin", "seed") == "outside":
             if record.outside is None:
                 raise ValueError(f"check({claim_id!r}): origin='outside', but the registry records no "
@@ -733,8 +737,17 @@ def _registry_value(record, name: str | None) -> tuple[object, bool]:
         raise ValueError(f"check({record.id!r}): value={name!r} names one of several values, and the "
                          f"registry gives one ({stated!r})")
     if isinstance(stated, tuple):
-        return f"{stated[0]} to {stated[1]}", False
+        return _Range(stated[0], stated[1]), False
     return stated, _is_number(stated)
+
+
+class _Range(str):
+    """A registry range shown as ``"lo to hi"``; a row may set one of its ends against ``ours``."""
+
+    def __new__(cls, lo, hi):
+        out = super().__new__(cls, f"{lo} to {hi}")
+        out.ends = (lo, hi)
+        return out
 
 
 def _slug(text: str) -> str:

@@ -235,6 +235,31 @@ class MatrixMemory(nn.Module):
     def extra_repr(self) -> str:
         return f"d_k={self.d_k}, d_v={self.d_v}, dtype={self.dtype}, num_pairs={self.num_pairs}"
 
+    # ------------------------------------------------------------------ state_dict
+    #: Buffers whose first dimension grows with the pairs written (a fresh memory loads any size).
+    _growing_buffers: tuple[str, ...] = ()
+
+    def get_extra_state(self) -> dict:
+        """What ``state_dict`` saves beside the buffers: the number of pairs written."""
+        return {"num_pairs": int(self.num_pairs)}
+
+    def set_extra_state(self, state: dict) -> None:
+        """Restore :meth:`get_extra_state`'s record (``load_state_dict``)."""
+        if not isinstance(state, dict) or not isinstance(state.get("num_pairs"), int) or state["num_pairs"] < 0:
+            raise ValueError(f"the extra state of a {type(self).__name__} must be {{'num_pairs': int >= 0}}; "
+                             f"got {state!r}")
+        self.num_pairs = state["num_pairs"]
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        # A memory built fresh holds no pairs: its growing buffers take the saved number of rows
+        # (the other dimension must match, which load_state_dict checks as usual).
+        for name in self._growing_buffers:
+            saved = state_dict.get(prefix + name)
+            mine = getattr(self, name)
+            if isinstance(saved, torch.Tensor) and saved.dim() == 2 and saved.shape[1:] == mine.shape[1:]:
+                setattr(self, name, mine.new_empty(saved.shape))
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
     # ------------------------------------------------------------------ validation
     def _check_own_dtype(self) -> None:
         """The state may have been converted after construction (``mem.half()``, ``mem.to(...)``)."""
@@ -505,6 +530,7 @@ class LeastSquaresMemory(MatrixMemory):
     """
 
     stored_keys: torch.Tensor
+    _growing_buffers = ("stored_keys", "stored_values")
     stored_values: torch.Tensor
 
     def __init__(
