@@ -322,13 +322,14 @@ def test_every_claim_row_is_a_test_that_could_fail(md, ipynb):
 
 @pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)
 def test_stored_tables_carry_their_rows(md, ipynb):
-    """Every executed chapter stores its table rows in the outputs' metadata, with a claim among them."""
+    """Every executed chapter stores its table rows in the outputs' metadata, with a row on a
+    source's claim among them (a claim, an outside claim, or a claim we cannot compare)."""
     from assocmem.repro import collect
 
     rows = collect([ipynb], summaries=True)
     assert len(rows), f"{ipynb.name}: no stored reproduction rows; re-execute it with the current library"
-    assert (rows.kind == "claim").any() or (rows.kind == "claim (outside the seeds)").any(), \
-        f"{ipynb.name}: no stored claim row"
+    assert rows.kind.isin(["claim", "claim (outside the seeds)", "not comparable"]).any(), \
+        f"{ipynb.name}: no stored row on a source's claim"
     assert rows.anchor.str.fullmatch(r"repro-[a-z0-9-]+-\d+").all()
 
 
