@@ -132,7 +132,7 @@ def test_make_memory_refuses_unknown_names_and_wrong_sizes():
     with pytest.raises(ValueError, match="d_k >= 2"):
         ContinuousSDM(1, 3)
     # options the adapter does not take are named, with the ones it takes
-    with pytest.raises(ValueError, match="outer_product: unknown option\\(s\\) foo; valid options: beta, passes"):
+    with pytest.raises(ValueError, match="outer_product: unknown option\\(s\\) foo; valid options: none"):
         make_memory("outer_product", 8, foo=1)
     with pytest.raises(ValueError, match="linear_attention: unknown option\\(s\\) beta; valid options: none"):
         make_memory("linear_attention", 8, beta=2.0)
@@ -254,3 +254,14 @@ def test_write_rules_classify_every_memory():
     assert all(MEMORY_INFO[n].grows_with_pairs for n, r in rules.items() if r == "keeps")
     with pytest.raises(ValueError, match="write_rule must be one of"):
         MemoryInfo("x", "I", write_rule="inverts")
+
+
+@pytest.mark.parametrize("name", ["outer_product", "least_squares"])
+def test_the_delta_rules_options_are_refused_elsewhere(name):
+    """beta and passes belong to the delta rule: given to another matrix memory they would be
+    ignored silently (newcomer review), so they are refused."""
+    with pytest.raises(ValueError, match=r"unknown option\(s\) beta; valid options: none"):
+        make_memory(name, 8, beta=-3.0)
+    with pytest.raises(ValueError, match=r"unknown option\(s\) passes"):
+        make_memory(name, 8, passes=4)
+    assert make_memory("delta_rule", 8, beta=0.5, passes=2).passes == 2

@@ -702,6 +702,8 @@ def make_memory(name: str, d: int, size: int | None = None, seed: int = 0, *, dt
     if (info.size is None) != (size is None):
         raise ValueError(f"{name}: size must be {'None' if info.size is None else 'the ' + info.size}; got {size!r}")
     valid = _OPTIONS[_adapter_class(name)]
+    if name in MatrixAdapter.RULES and name != "delta_rule":  # beta and passes are the delta rule's
+        valid = tuple(o for o in valid if o not in ("beta", "passes"))
     unknown = sorted(set(options) - set(valid))
     if unknown:
         raise ValueError(f"{name}: unknown option(s) {', '.join(unknown)}; valid options: "
