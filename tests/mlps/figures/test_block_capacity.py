@@ -89,7 +89,7 @@ def test_capacity_draws_medians_trainings_misses_and_bounds():
 def test_capacity_refuses_bad_input():
     with pytest.raises(ValueError, match="unknown method"):
         BC.capacity(_widths(), ["hebbian"], hi=256, d=16, junk_length=4)
-    with pytest.raises(ValueError, match="lack the column"):
+    with pytest.raises(ValueError, match="lacks the column"):
         BC.capacity(_widths().drop(columns="W_alone"), ["ntk"], hi=256, d=16, junk_length=4)
 
 

@@ -98,7 +98,7 @@ def test_attention_noise_draws_one_colour_per_size():
 
 def test_bad_input_is_refused_clearly():
     rows = _usability_rows()
-    with pytest.raises(ValueError, match="lack the column"):
+    with pytest.raises(ValueError, match="lacks the column"):
         FIG.accuracy_vs_width(rows.drop(columns="transformer_accuracy"))
     with pytest.raises(ValueError, match="no rows"):
         FIG.predictors(rows.iloc[:0])

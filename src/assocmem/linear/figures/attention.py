@@ -15,7 +15,7 @@ import torch
 from matplotlib.ticker import LogLocator, NullFormatter, NullLocator, ScalarFormatter
 
 from assocmem.linear.attention import gamma
-from assocmem.plotting import color, label_machine_dependent
+from assocmem.plotting import color, label_machine_dependent, require_frame
 
 __all__ = ["agreement_of_forms", "decoding_cost", "score_maps", "time_against_length"]
 
@@ -31,9 +31,7 @@ _DECODER_NAMES = {
 
 
 def _require_columns(frame: pd.DataFrame, columns: Sequence[str], name: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(frame.columns)}")
+    require_frame(frame, columns, name)
 
 
 def score_maps(one_vector: torch.Tensor, separate: torch.Tensor):

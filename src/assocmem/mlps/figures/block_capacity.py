@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from assocmem.plotting import color
+from assocmem.plotting import color, require_frame
 
 __all__ = ["LABEL", "COLOR", "swap_per_key", "capacity", "ce_vs_mse"]
 
@@ -38,11 +38,7 @@ COLOR = {
 
 
 def _need(rows, columns: Iterable[str], what: str) -> None:
-    if not isinstance(rows, pd.DataFrame):
-        raise TypeError(f"{what}: expected a pandas DataFrame, got {type(rows).__name__}")
-    missing = sorted(set(columns) - set(rows.columns))
-    if missing:
-        raise ValueError(f"{what}: the rows lack the column(s) {missing}")
+    require_frame(rows, columns, what)
     if rows.empty:
         raise ValueError(f"{what}: no rows to draw")
 

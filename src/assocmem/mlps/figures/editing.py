@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from assocmem.plotting import color
+from assocmem.plotting import color, require_frame
 
 __all__ = ["EDITORS", "NAME", "COLOR", "rnf_bars", "data_dependent"]
 
@@ -27,11 +27,7 @@ COLOR = dict(zip(EDITORS, (color("blue"), color("green"), color("orange"), color
 
 
 def _need(table, columns: Iterable[str], what: str) -> None:
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{what}: expected a pandas DataFrame, got {type(table).__name__}")
-    missing = sorted(set(columns) - set(table.columns))
-    if missing:
-        raise ValueError(f"{what}: the table lacks the column(s) {missing}")
+    require_frame(table, columns, what)
     absent = sorted(set(EDITORS) - set(table.editor))
     if absent:
         raise ValueError(f"{what}: no rows of the editor(s) {absent}")

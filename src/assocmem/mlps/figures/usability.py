@@ -13,18 +13,13 @@ from collections.abc import Iterable
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from assocmem.plotting import color
+from assocmem.plotting import color, require_frame
 
 __all__ = ["accuracy_vs_width", "predictors", "attention_noise"]
 
 
 def _need(rows, columns: Iterable[str], what: str) -> None:
-    if not isinstance(rows, pd.DataFrame):
-        raise TypeError(f"{what}: expected a pandas DataFrame of sweep rows, "
-                        f"got {type(rows).__name__}")
-    missing = sorted(set(columns) - set(rows.columns))
-    if missing:
-        raise ValueError(f"{what}: the rows lack the column(s) {missing}")
+    require_frame(rows, columns, what)
     if rows.empty:
         raise ValueError(f"{what}: no rows to draw")
 
