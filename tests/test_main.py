@@ -157,8 +157,18 @@ def test_cli_set_overrides_fields_and_stores_the_run_under_its_own_name(tmp_path
     assert any(p.name.startswith("quick_set_") for p in (tmp_path / "demo").iterdir())
     for bad, msg in ((["--set", "trial=3"], "no field 'trial'; fields: d_ks"),
                      (["--set", "trials=many"], "trials: expected an integer"),
+                     (["--set", "trials=-5"], "trials must be an integer >= 1"),
+                     (["--set", "d_ks=16,-32"], "d_ks must be positive integers"),
                      (["--set", "trials"], "--set takes KEY=VALUE"),
                      (["--label", "x"], "--label names a run with --set")):
         with pytest.raises(SystemExit) as info:
             main(["sweep", "demo", "--results-dir", str(tmp_path), *bad])
         assert info.value.code == 2 and msg in capsys.readouterr().err
+
+
+def test_cli_list_with_a_name_lists_that_sweep(capsys):
+    assert main(["sweep", "demo", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("demo:") and "capacity:" not in out
+    assert main(["sweep", "nope", "--list"]) == 2
+    assert "valid sweeps:" in capsys.readouterr().err

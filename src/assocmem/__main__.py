@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Run a registered sweep under a preset, resuming what is already stored.",
     )
     sweep.add_argument("name", nargs="?", metavar="NAME", help="sweep to run (see --list)")
-    sweep.add_argument("--list", action="store_true", help="list the registered sweeps and their presets")
+    sweep.add_argument("--list", action="store_true",
+                       help="list the registered sweeps and their presets (with NAME: that sweep only)")
     sweep.add_argument("--preset", default="quick", help="preset name (default: quick)")
     sweep.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: auto)")
     sweep.add_argument("--executor", default="serial", choices=("serial", "process", "ray"),
@@ -66,10 +67,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _list() -> int:
-    from assocmem.sweeps import all_sweeps
+def _list(name: str | None = None) -> int:
+    from assocmem.sweeps import UnknownNameError, all_sweeps, get_sweep
 
-    for sw in all_sweeps():
+    try:
+        sweeps = all_sweeps() if name is None else [get_sweep(name)]
+    except UnknownNameError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for sw in sweeps:
         print(f"{sw.name}: {sw.description}" if sw.description else sw.name)
         for label, cfg in sw.presets.items():
             print(f"    {label:<8} {len(sw.grid(cfg))} points")
@@ -81,7 +87,7 @@ def _sweep(args, parser: argparse.ArgumentParser) -> int:
     from assocmem.sweeps._files import describe_os_error
 
     if args.list:
-        return _list()
+        return _list(args.name)
     # This process is the sweep's own: the fast paths may cap their threads at the cores that
     # other processes leave free (assocmem.benchmarking.load_capped_threads; off in a library call).
     os.environ.setdefault("ASSOCMEM_LOAD_CAP", "1")
@@ -110,6 +116,7 @@ def _sweep(args, parser: argparse.ArgumentParser) -> int:
             pairs[key.strip()] = value
         try:
             config = override(base, pairs)
+            get_sweep(args.name).grid(config)  # a grid that cannot be built fails here, not at a point
         except (TypeError, ValueError) as exc:
             parser.error(f"--set: {exc}")
         digest = hashlib.sha256(json.dumps(config_to_json(config), sort_keys=True).encode()).hexdigest()[:8]

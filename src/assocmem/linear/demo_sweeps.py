@@ -28,6 +28,16 @@ class DemoConfig:
     trials: int  # Monte Carlo trials per point (independent draws of the n pairs)
     seed: int = 0  # base seed; a point's own seed is point_seed(config, point)
 
+    def __post_init__(self) -> None:
+        """Refuse a config no point could run (``--set`` builds configs from text)."""
+        if not self.d_ks or any(not isinstance(d, int) or isinstance(d, bool) or d < 1 for d in self.d_ks):
+            raise ValueError(f"d_ks must be positive integers; got {self.d_ks!r}")
+        if not self.ratios or any(not isinstance(r, (int, float)) or isinstance(r, bool) or not r > 0
+                                  for r in self.ratios):
+            raise ValueError(f"ratios must be positive numbers; got {self.ratios!r}")
+        if not isinstance(self.trials, int) or isinstance(self.trials, bool) or self.trials < 1:
+            raise ValueError(f"trials must be an integer >= 1; got {self.trials!r}")
+
 
 def demo_points(config: DemoConfig) -> list[dict]:
     """The grid: one point ``{"d_k", "n"}`` per key dimension and load (duplicates dropped)."""
