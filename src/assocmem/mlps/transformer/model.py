@@ -45,7 +45,7 @@ from torch.nn import functional as Fn
 from assocmem._checks import as_bool, as_int, as_real, token_ids
 from assocmem.devices import resolve_device
 from assocmem.dtypes import check_float_dtype
-from assocmem.mlps._checks import module_device, probe_map
+from assocmem.mlps._checks import module_device, module_dtype, probe_map
 from assocmem.mlps.transformer.ssfr import SSFRTask, check_embedding, check_seed
 
 __all__ = [
@@ -234,14 +234,6 @@ def check_tokens(tokens, task: SSFRTask, *, ssfr: bool = True) -> torch.Tensor:
     return tokens.to(torch.int64)
 
 
-def _mlp_dtype(mlp: nn.Module, default: torch.dtype) -> torch.dtype:
-    """The dtype of the MLP's first floating parameter or buffer (``default`` if it has none)."""
-    for t in (*mlp.parameters(), *mlp.buffers()):
-        if t.is_floating_point():
-            return t.dtype
-    return default
-
-
 def _check_mlp(mlp, d: int, device: torch.device, dtype: torch.dtype) -> nn.Module:
     """``mlp`` checked to be a module mapping ``(n, d)`` to ``(n, d)``; then frozen and moved in place.
 
@@ -253,7 +245,7 @@ def _check_mlp(mlp, d: int, device: torch.device, dtype: torch.dtype) -> nn.Modu
     width = getattr(getattr(mlp, "config", None), "d", None)
     if width is not None and width != d:
         raise ValueError(f"the MLP's input width is {width}; the Transformer's width is d = {d}")
-    mlp_dtype = _mlp_dtype(mlp, dtype)
+    mlp_dtype = module_dtype(mlp, dtype)
     if mlp_dtype not in (torch.float32, torch.float64):
         raise ValueError(f"the MLP's weights must be float32 or float64; got {mlp_dtype}")
     probe_map(mlp, d, "the MLP", dtype=mlp_dtype, device=module_device(mlp, device))
@@ -313,7 +305,7 @@ class SSFRTransformer(nn.Module):
             attention.to(dev)
         self.attention = attention
         self.mlp = _check_mlp(IdentityMLP() if mlp is None else mlp, config.d, dev, config.dtype)
-        self._mlp_dtype = _mlp_dtype(self.mlp, config.dtype)  # the MLP's input is cast to it
+        self._mlp_dtype = module_dtype(self.mlp, config.dtype)  # the MLP's input is cast to it
 
     # ------------------------------------------------------------------ the query position
 
