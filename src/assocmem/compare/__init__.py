@@ -16,3 +16,26 @@ harness        the measurements: the fact sets, recall by the one decoding rule,
 table_sweeps   the ``memory_table`` sweep: every memory, every size, both geometries (chapter 50)
 figures        (subpackage) chapter 50's figures, one function per figure
 """
+
+import importlib
+
+#: The modules and subpackages named above, each imported on first use
+#: (``assocmem.compare.adapters``), so importing the Part stays light.
+__all__ = [
+    "adapters",
+    "harness",
+    "table_sweeps",
+    "figures",
+]
+
+
+def __getattr__(name: str):
+    """Import a module of this Part on first use (PEP 562)."""
+    if name in __all__:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}; its modules are: "
+                         f"{', '.join(__all__)}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

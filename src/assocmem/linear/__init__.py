@@ -26,3 +26,30 @@ demo_sweeps   the ``demo`` sweep: the additive memory's read error, the sweep en
               example
 figures       (subpackage) the chapters' figures, one function per figure (chapters 01-03)
 """
+
+import importlib
+
+#: The modules and subpackages named above, each imported on first use
+#: (``assocmem.linear.attention``), so importing the Part stays light.
+__all__ = [
+    "attention",
+    "memory",
+    "geometry",
+    "theory",
+    "capacity",
+    "timing",
+    "demo_sweeps",
+    "figures",
+]
+
+
+def __getattr__(name: str):
+    """Import a module of this Part on first use (PEP 562)."""
+    if name in __all__:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}; its modules are: "
+                         f"{', '.join(__all__)}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

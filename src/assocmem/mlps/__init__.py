@@ -46,3 +46,38 @@ transformer_rerun  the rules by which a rerun of those sweeps is checked against
                   their stored trainings (chapters 14-15)
 figures           (subpackage) the chapters' figures, one function per figure (chapters 10-17)
 """
+
+import importlib
+
+#: The modules and subpackages named above, each imported on first use
+#: (``assocmem.mlps.facts``), so importing the Part stays light.
+__all__ = [
+    "facts",
+    "mlp",
+    "margins",
+    "counting",
+    "hebbian_theory",
+    "capacity_sweeps",
+    "capacity_replicate_sweeps",
+    "margin_sweeps",
+    "transformer",
+    "transformer_rerun",
+    "transformer_sweeps",
+    "editing",
+    "editing_sweeps",
+    "lm_embeddings",
+    "lm_embedding_sweeps",
+    "figures",
+]
+
+
+def __getattr__(name: str):
+    """Import a module of this Part on first use (PEP 562)."""
+    if name in __all__:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}; its modules are: "
+                         f"{', '.join(__all__)}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -68,6 +68,8 @@ __all__ = [
 # ==========================================================================================
 
 
+#: The optimality criteria of Table 1 (App. B.5): signal-to-noise ratio, memory capacity,
+#: critical distance.
 CRITERIA = ("snr", "memory", "critical_distance")
 
 
