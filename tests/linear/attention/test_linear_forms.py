@@ -126,3 +126,127 @@ def test_input_checks_run_under_the_thread_cap(monkeypatch):
     finally:
         torch.set_num_threads(n)
     assert seen == [1]
+
+
+# ---------------------------------------------------------------------------------------------
+# [B, T, H, K] layout, initial state and final state (issue 29, item 3), against a plain loop of
+# the library's convention: S_t = S_{t-1} + v_t k_t^T (S of shape (d_v, d_k)), o_t = S_t q_t.
+# ---------------------------------------------------------------------------------------------
+
+FORMS = ["parallel", "recurrent", "chunked"]
+
+
+def _loop(q, k, v, S0=None):
+    """Per-step recurrence on [B, T, H, d] tensors; returns ([B, T, H, d_v], [B, H, d_v, d_k])."""
+    B, T, H, d_k = k.shape
+    d_v = v.shape[-1]
+    S = torch.zeros(B, H, d_v, d_k, dtype=q.dtype) if S0 is None else S0.clone()
+    out = torch.zeros(B, T, H, d_v, dtype=q.dtype)
+    for b in range(B):
+        for h in range(H):
+            for t in range(T):
+                S[b, h] += torch.outer(v[b, t, h], k[b, t, h])
+                out[b, t, h] = S[b, h] @ q[b, t, h]
+    return out, S
+
+
+def _bthk(B, T, H, d_k, d_v, seed):
+    g = torch.Generator().manual_seed(seed)
+    q, k = (torch.randn(B, T, H, d_k, generator=g, dtype=torch.float64) for _ in range(2))
+    return q, k, torch.randn(B, T, H, d_v, generator=g, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_bthk_layout_with_states_equals_the_per_step_loop(form):
+    q, k, v = _bthk(2, 7, 3, 4, 5, seed=1)
+    S0 = torch.randn(2, 3, 5, 4, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    want_out, want_S = _loop(q, k, v, S0)
+    out, S = linear_attention(q, k, v, form=form, chunk_size=3, layout="BTHK", initial_state=S0,
+                              output_final_state=True)
+    assert out.shape == (2, 7, 3, 5) and S.shape == (2, 3, 5, 4)
+    torch.testing.assert_close(out, want_out, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(S, want_S, rtol=1e-12, atol=1e-12)
+    out0, S_zero = linear_attention(q, k, v, form=form, layout="BTHK", output_final_state=True)
+    torch.testing.assert_close(out0, _loop(q, k, v)[0], rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(S_zero, _loop(q, k, v)[1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_bthk_is_the_heads_first_layout_transposed(form):
+    q, k, v = _bthk(2, 6, 3, 4, 2, seed=3)
+    heads_first = linear_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), form=form)
+    out = linear_attention(q, k, v, form=form, layout="BTHK")
+    torch.testing.assert_close(out, heads_first.transpose(1, 2), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("layout", ["...TK", "BTHK"])
+@pytest.mark.parametrize("T1", [0, 1, 5, 11])
+def test_a_sequence_cut_in_two_with_the_carried_state_equals_the_whole(form, layout, T1):
+    q, k, v = _bthk(2, 11, 3, 4, 5, seed=T1)
+    if layout == "...TK":  # the same data heads first: [B, H, T, d]
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    t_axis = 1 if layout == "BTHK" else 2
+    first, second = ([x.narrow(t_axis, *span) for x in (q, k, v)] for span in ((0, T1), (T1, 11 - T1)))
+    kw = dict(form=form, chunk_size=4, layout=layout, output_final_state=True)
+    whole, S_whole = linear_attention(q, k, v, **kw)
+    out1, S1 = linear_attention(*first, **kw)
+    out2, S2 = linear_attention(*second, initial_state=S1, **kw)
+    torch.testing.assert_close(torch.cat([out1, out2], dim=t_axis), whole, rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(S2, S_whole, rtol=1e-12, atol=1e-12)
+
+
+def test_two_d_call_is_unchanged_and_states_work_there_too():
+    q, k, v = qkv((), 9, 3, 2, seed=8)
+    out = linear_attention(q, k, v)
+    assert isinstance(out, torch.Tensor) and out.shape == (9, 2)  # no tuple unless asked for
+    _, S = linear_attention(q, k, v, form="chunked", chunk_size=2, output_final_state=True)
+    torch.testing.assert_close(S, v.T @ k)  # S_T = sum_i v_i k_i^T, (d_v, d_k)
+    S0 = torch.ones(2, 3, dtype=q.dtype)
+    torch.testing.assert_close(linear_attention(q, k, v, initial_state=S0), out + q @ S0.T)
+
+
+def test_non_causal_reads_the_initial_plus_written_state():
+    q, k, v = qkv((2,), 5, 3, 4, seed=9)
+    S0 = torch.randn(2, 4, 3, dtype=q.dtype)
+    out, S = linear_attention(q[:, :2], k, v, causal=False, initial_state=S0, output_final_state=True)
+    torch.testing.assert_close(S, S0 + torch.einsum("btv,btk->bvk", v, k))
+    torch.testing.assert_close(out, torch.einsum("bvk,btk->btv", S, q[:, :2]))
+
+
+def test_the_returned_state_is_a_new_tensor_and_integers_stay_exact():
+    x = torch.arange(6).reshape(3, 2)
+    S0 = torch.ones(2, 2, dtype=x.dtype)
+    for form in FORMS:
+        out, S = linear_attention(x[:0], x[:0], x[:0], form=form, initial_state=S0, output_final_state=True)
+        assert out.shape == (0, 2) and torch.equal(S, S0) and S.data_ptr() != S0.data_ptr()
+        out, S = linear_attention(x, x, x, form=form, initial_state=S0, output_final_state=True)
+        assert out.dtype == S.dtype == torch.int64 and torch.equal(S, S0 + x.T @ x)
+
+
+def test_layout_and_state_arguments_are_checked():
+    q, k, v = _bthk(1, 4, 2, 3, 5, seed=0)
+    with pytest.raises(ValueError, match=r"unknown layout 'bhtk'.*'\.\.\.TK', 'BTHK'"):
+        linear_attention(q, k, v, layout="bhtk")
+    with pytest.raises(ValueError, match=r"layout='BTHK' needs 4-D .* got q \(4, 2, 3\)"):
+        linear_attention(q[0], k[0], v[0], layout="BTHK")
+    with pytest.raises(ValueError, match=r"initial_state must have shape \(\.\.\., d_v, d_k\) = \(1, 2, 5, 3\)"):
+        linear_attention(q, k, v, layout="BTHK", initial_state=torch.zeros(1, 2, 3, 5, dtype=q.dtype))
+    with pytest.raises(ValueError, match="initial_state must have q's dtype"):
+        linear_attention(q, k, v, layout="BTHK", initial_state=torch.zeros(1, 2, 5, 3))
+    with pytest.raises(ValueError, match="initial_state contains non-finite"):
+        linear_attention(q, k, v, layout="BTHK", initial_state=torch.full((1, 2, 5, 3), float("nan"),
+                                                                          dtype=q.dtype))
+    with pytest.raises(ValueError, match="initial_state must be a torch.Tensor"):
+        linear_attention(q, k, v, layout="BTHK", initial_state=[[0.0]])
+    with pytest.raises(ValueError, match="output_final_state"):
+        linear_attention(q, k, v, layout="BTHK", output_final_state="yes")
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_final_state_beyond_float32_is_reported(form):
+    # the output 1e-20 * 1e20 * 1e20 * 2 = 2e20 fits float32; the state v k^T = 1e40 does not
+    q, k, v = torch.full((2, 2), 1e-20), torch.full((2, 2), 1e20), torch.full((2, 2), 1e20)
+    assert linear_attention(q, k, v, form=form).dtype == torch.float32
+    with pytest.raises(ValueError, match=r"final state S_T .* overflows torch\.float32"):
+        linear_attention(q, k, v, form=form, output_final_state=True)

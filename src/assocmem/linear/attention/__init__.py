@@ -11,7 +11,9 @@ softmax        softmax attention without the ``1/sqrt(d_k)`` by default (seed §
                and the causal mask (:func:`softmax_attention`, :func:`softmax_weights`,
                :func:`causal_mask`)
 linear_forms   unnormalised causal linear attention in its parallel, recurrent and chunked forms
-               (seed §3; :func:`linear_attention`, :data:`LINEAR_ATTENTION_FORMS`)
+               (seed §3; :func:`linear_attention`, :data:`LINEAR_ATTENTION_FORMS`), also in
+               flash-linear-attention's ``[B, T, H, K]`` layout, from an initial state and
+               returning the final one
 rounding       the forms' agreement against Higham's rounding bound (:func:`gamma`,
                :func:`linear_attention_agreement`, :data:`FLOAT64_UNIT_ROUNDOFF`)
 shared_qk      one vector as query, key and value: :func:`self_top_rate`, :func:`score_asymmetry`
@@ -27,7 +29,7 @@ wall-clock timing of the forms and decoders is in :mod:`assocmem.linear.timing`.
 """
 
 from assocmem.linear.attention.decoding import KVCacheDecoder, LinearAttentionDecoder, decode
-from assocmem.linear.attention.linear_forms import LINEAR_ATTENTION_FORMS, linear_attention
+from assocmem.linear.attention.linear_forms import LINEAR_ATTENTION_FORMS, LINEAR_ATTENTION_LAYOUTS, linear_attention
 from assocmem.linear.attention.rounding import FLOAT64_UNIT_ROUNDOFF, gamma, linear_attention_agreement
 from assocmem.linear.attention.shared_qk import score_asymmetry, self_top_rate
 from assocmem.linear.attention.softmax import causal_mask, softmax_attention, softmax_weights
@@ -38,6 +40,7 @@ __all__ = [
     "softmax_weights",
     "linear_attention",
     "LINEAR_ATTENTION_FORMS",
+    "LINEAR_ATTENTION_LAYOUTS",
     "FLOAT64_UNIT_ROUNDOFF",
     "gamma",
     "linear_attention_agreement",
