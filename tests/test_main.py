@@ -172,3 +172,37 @@ def test_cli_list_with_a_name_lists_that_sweep(capsys):
     assert out.startswith("demo:") and "capacity:" not in out
     assert main(["sweep", "nope", "--list"]) == 2
     assert "valid sweeps:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["sweep", "--list"], ["--help"], ["sweep", "--help"], []])
+def test_listing_and_help_import_no_sweep_and_no_torch(argv):
+    """``--list`` and ``--help`` answer from argparse and the static sweep index: no sweep module,
+    no torch, numpy or pandas is imported (they cost seconds), checked in a fresh interpreter."""
+    code = ("import sys\nfrom assocmem.__main__ import main\n"
+            f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'numpy', 'pandas')\n"
+            "               or m.endswith('_sweeps') or m == 'assocmem.sweeps')\n"
+            "print('HEAVY', heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.splitlines()[-1] == "HEAVY []", out.stdout[-2000:]
+
+
+def test_cli_list_reads_the_index_and_says_what_the_registry_says(capsys):
+    from assocmem.sweeps import get_sweep
+    from assocmem.sweeps.registry import sweep_index
+
+    assert main(["sweep", "--list"]) == 0
+    blocks = capsys.readouterr().out.split("\n")
+    names = sweep_index()
+    assert {"demo", "capacity", "memory_table", "convergence"} <= set(names)
+    for name in names:
+        sw = get_sweep(name)
+        i = blocks.index(f"{name}: {sw.description}")
+        assert blocks[i + 1:i + 1 + len(sw.presets)] == [
+            f"    {label:<8} {len(sw.grid(cfg))} points" for label, cfg in sw.presets.items()]
+
+
+def test_cli_list_with_a_name_shows_the_presets_configs(capsys):
+    assert main(["sweep", "demo", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "trials=200" in out and "d_ks=[8, 16]" in out

@@ -2,9 +2,11 @@
 
 Examples
 --------
-List the registered sweeps and their presets::
+List the library's sweeps and the sizes of their presets (read from a static index, so it answers
+at once), or one sweep with its presets' configs (this imports the sweeps)::
 
     python -m assocmem sweep --list
+    python -m assocmem sweep demo --list
 
 Run (or resume) a sweep; results go to ``results/<NAME>/<P>.csv`` with ``<P>.json``::
 
@@ -45,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sweep.add_argument("name", nargs="?", metavar="NAME", help="sweep to run (see --list)")
     sweep.add_argument("--list", action="store_true",
-                       help="list the registered sweeps and their presets (with NAME: that sweep only)")
+                       help="list the sweeps and their presets (with NAME: that sweep and its presets' configs)")
     sweep.add_argument("--preset", default="quick", help="preset name (default: quick)")
     sweep.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: auto)")
     sweep.add_argument("--executor", default="serial", choices=("serial", "process", "ray"),
@@ -68,26 +70,38 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _list(name: str | None = None) -> int:
-    from assocmem.sweeps import UnknownNameError, all_sweeps, get_sweep
+    """Print the sweeps and their presets' sizes. Without ``name`` from the static index
+    (:mod:`assocmem._sweep_index`, which imports nothing, so the answer is immediate); with
+    ``name`` from the registry, adding each preset's config (this imports the sweeps)."""
+    if name is None:
+        from assocmem._sweep_index import SWEEPS
+
+        for sweep_name, entry in SWEEPS.items():
+            print(f"{sweep_name}: {entry['description']}" if entry["description"] else sweep_name)
+            for label, count in entry["presets"].items():
+                print(f"    {label:<8} {count} points")
+        return 0
+    from assocmem.sweeps import UnknownNameError, config_to_json, get_sweep
 
     try:
-        sweeps = all_sweeps() if name is None else [get_sweep(name)]
+        sw = get_sweep(name)
     except UnknownNameError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    for sw in sweeps:
-        print(f"{sw.name}: {sw.description}" if sw.description else sw.name)
-        for label, cfg in sw.presets.items():
-            print(f"    {label:<8} {len(sw.grid(cfg))} points")
+    print(f"{sw.name}: {sw.description}" if sw.description else sw.name)
+    for label, cfg in sw.presets.items():
+        print(f"    {label:<8} {len(sw.grid(cfg))} points")
+        fields = ", ".join(f"{key}={json.dumps(value)}" for key, value in config_to_json(cfg).items())
+        print(f"             {fields}")
     return 0
 
 
 def _sweep(args, parser: argparse.ArgumentParser) -> int:
+    if args.list:
+        return _list(args.name)
     from assocmem.sweeps import ResultsError, SweepError, UnknownNameError, get_sweep, run_sweep
     from assocmem.sweeps._files import describe_os_error
 
-    if args.list:
-        return _list(args.name)
     # This process is the sweep's own: the fast paths may cap their threads at the cores that
     # other processes leave free (assocmem.benchmarking.load_capped_threads; off in a library call).
     os.environ.setdefault("ASSOCMEM_LOAD_CAP", "1")

@@ -64,3 +64,40 @@ def test_a_sweep_module_that_fails_to_import_is_retried_not_half_loaded(monkeypa
         with pytest.raises(ModuleNotFoundError, match="assocmem_no_such_module_sweeps"):
             get_sweep("demo")
         assert registry._loaded is False and registry._SWEEPS == before
+
+
+def test_the_static_index_is_the_registry(toy):
+    """``--list`` reads assocmem._sweep_index; it must say what the import-time registry holds
+    (regenerate with ``PYTHONPATH=src python tools/sweep_index.py``). A sweep registered at run time
+    (the toy) is not the library's and stays out."""
+    from assocmem._sweep_index import SWEEPS
+    from assocmem.sweeps.registry import render_sweep_index, sweep_index
+
+    live = sweep_index()
+    assert "toy" not in live and "demo" in live
+    assert SWEEPS == live, "the static sweep index is stale: run tools/sweep_index.py"
+    namespace: dict = {}
+    exec(render_sweep_index(live), namespace)  # the rendered text is Python that holds the index
+    assert namespace["SWEEPS"] == live
+
+
+def test_the_index_names_the_module_that_registers_each_sweep():
+    import importlib
+
+    from assocmem._sweep_index import SWEEPS
+    from assocmem.sweeps import registry
+
+    for name, entry in SWEEPS.items():
+        assert entry["module"].endswith("_sweeps") and name in vars(registry)["_SWEEPS"]
+        origin = registry._ORIGIN[name]
+        assert origin == entry["module"] or origin.startswith(entry["module"] + ".")
+        assert importlib.import_module(entry["module"]).__name__ == entry["module"]
+
+
+def test_write_sweep_index_writes_a_module_that_holds_it(tmp_path):
+    from assocmem.sweeps.registry import sweep_index, write_sweep_index
+
+    path = write_sweep_index(tmp_path / "index.py")
+    namespace: dict = {}
+    exec(path.read_text(), namespace)
+    assert namespace["SWEEPS"] == sweep_index()
