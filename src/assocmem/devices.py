@@ -34,7 +34,9 @@ def resolve_device(device: str | torch.device | None = "auto", *, dtype: torch.d
         ``"auto"`` (or ``None``) picks CUDA if available, then Apple MPS, then the CPU.
         ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` (and ``"cpu:0"``, ``"mps:0"``) are passed
         through after checking the backend exists. A :class:`torch.device` is returned as it is,
-        after the same check for CUDA and MPS.
+        after the same check for CUDA and MPS. ``"meta"`` is torch's meta device: tensors with a
+        shape and no storage, for building a module whose ``state_dict`` is then loaded with
+        ``load_state_dict(..., assign=True)``.
     dtype : torch.dtype, optional
         The dtype the caller will compute in. ``torch.float64``: ``"auto"`` skips MPS (Apple
         GPUs have no float64; CUDA, else the CPU), and an MPS device asked for by name is refused.
@@ -68,6 +70,8 @@ def resolve_device(device: str | torch.device | None = "auto", *, dtype: torch.d
         if not wide and mps is not None and mps.is_available():
             return torch.device("mps")
         return torch.device("cpu")
+    if device == "meta":
+        return torch.device("meta")
     if not isinstance(device, str):
         raise ValueError(f"unknown device {device!r}: device must be a str ({_KNOWN}, optionally "
                          f"'cuda:N'), a torch.device or None, got {type(device).__name__}")

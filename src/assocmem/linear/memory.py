@@ -239,16 +239,32 @@ class MatrixMemory(nn.Module):
     #: Buffers whose first dimension grows with the pairs written (a fresh memory loads any size).
     _growing_buffers: tuple[str, ...] = ()
 
+    #: Construction settings saved beside ``num_pairs`` (a fresh memory built with other settings
+    #: takes the saved ones); each is checked by :meth:`_check_setting` when loaded.
+    _saved_settings: tuple[str, ...] = ()
+
+    def _check_setting(self, name: str, value):
+        """``value`` of the setting ``name``, checked as the constructor checks it."""
+        raise NotImplementedError  # pragma: no cover - only called for _saved_settings
+
     def get_extra_state(self) -> dict:
-        """What ``state_dict`` saves beside the buffers: the number of pairs written."""
-        return {"num_pairs": int(self.num_pairs)}
+        """What ``state_dict`` saves beside the buffers: the number of pairs written and the
+        construction settings (``rtol``, ``atol`` of the least-squares memory, ``beta`` of the
+        delta rule)."""
+        return {"num_pairs": int(self.num_pairs), **{n: getattr(self, n) for n in self._saved_settings}}
 
     def set_extra_state(self, state: dict) -> None:
-        """Restore :meth:`get_extra_state`'s record (``load_state_dict``)."""
-        if not isinstance(state, dict) or not isinstance(state.get("num_pairs"), int) or state["num_pairs"] < 0:
-            raise ValueError(f"the extra state of a {type(self).__name__} must be {{'num_pairs': int >= 0}}; "
-                             f"got {state!r}")
+        """Restore :meth:`get_extra_state`'s record (``load_state_dict``); a record without the
+        settings (saved before they were) keeps this memory's own."""
+        allowed = {"num_pairs", *self._saved_settings}
+        if (not isinstance(state, dict) or not isinstance(state.get("num_pairs"), int) or state["num_pairs"] < 0
+                or set(state) - allowed):
+            raise ValueError(f"the extra state of a {type(self).__name__} must be {{'num_pairs': int >= 0"
+                             + "".join(f", {n!r}: ..." for n in self._saved_settings) + f"}}; got {state!r}")
+        settings = {n: self._check_setting(n, state[n]) for n in self._saved_settings if n in state}
         self.num_pairs = state["num_pairs"]
+        for name, value in settings.items():
+            setattr(self, name, value)
 
     def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
         # A memory built fresh holds no pairs: its growing buffers take the saved number of rows
@@ -531,6 +547,7 @@ class LeastSquaresMemory(MatrixMemory):
 
     stored_keys: torch.Tensor
     _growing_buffers = ("stored_keys", "stored_values")
+    _saved_settings = ("rtol", "atol")
     stored_values: torch.Tensor
 
     def __init__(
@@ -550,6 +567,9 @@ class LeastSquaresMemory(MatrixMemory):
         dev, dt = self.S.device, self.S.dtype
         self.register_buffer("stored_keys", torch.zeros(0, d_k, dtype=dt, device=dev))  # (n, d_k)
         self.register_buffer("stored_values", torch.zeros(0, d_v, dtype=dt, device=dev))  # (n, d_v)
+
+    def _check_setting(self, name: str, value) -> float | None:
+        return _tolerance(value, name)
 
     def _pinv_keys(self) -> torch.Tensor:
         """``keys^+`` of shape ``(d_k, n)``; its transpose is the seed's ``K^+`` ``(n, d_k)``."""
@@ -719,6 +739,11 @@ class DeltaRuleMemory(MatrixMemory):
     ) -> None:
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         self.beta = check_beta(beta)
+
+    _saved_settings = ("beta",)
+
+    def _check_setting(self, name: str, value) -> float:
+        return check_beta(value)
 
     def extra_repr(self) -> str:
         return super().extra_repr() + f", beta={self.beta}"

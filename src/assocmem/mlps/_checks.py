@@ -26,6 +26,8 @@ def float_tensor(x, name: str, ndim: int | None = None, *, min_rows: int | None 
 
     Floating tensors keep their dtype (float32 or float64; float16 and bfloat16 are refused by
     :func:`assocmem.dtypes.check_float_dtype`); integer and boolean tensors are cast to float64.
+    A tensor on the meta device (shape only, no values) passes the value check: modules built on
+    it are filled later by ``load_state_dict(..., assign=True)``.
 
     Raises
     ------
@@ -46,7 +48,7 @@ def float_tensor(x, name: str, ndim: int | None = None, *, min_rows: int | None 
     if min_rows is not None and x.shape[0] < min_rows:
         raise ValueError(f"{name} must have at least {min_rows} row{'s' if min_rows != 1 else ''}; "
                          f"got shape {tuple(x.shape)}")
-    if not all_finite(x):
+    if not x.is_meta and not all_finite(x):  # a meta tensor has a shape and no values to check
         raise ValueError(f"{name} contains non-finite entries (nan or inf)")
     return x
 

@@ -32,6 +32,7 @@ from torch import nn
 
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
+from assocmem.dtypes import check_float_dtype
 from assocmem.linear.memory import LeastSquaresMemory, OuterProductMemory
 from assocmem.mlps._checks import batch_input, check_finite_result, float_tensor
 from assocmem.mlps.facts import make_fact_set
@@ -97,6 +98,40 @@ class GatedMLP(nn.Module):
         self.G = nn.Parameter(G, requires_grad=False)  # (m, d)
         self.B = nn.Parameter(B, requires_grad=False)  # (d_c, m)
         self.gate = gate
+
+    @classmethod
+    def empty(cls, d: int, m: int, d_out: int | None = None, gate: str = "identity", *,
+              dtype: torch.dtype = torch.float64, device: str | torch.device | None = None) -> "GatedMLP":
+        """A module of the given shape with uninitialised weights, to load a ``state_dict`` into.
+
+        ``device="meta"`` (or a ``torch.device("meta")`` context, which ``device=None`` follows)
+        allocates nothing; ``load_state_dict(saved, assign=True)`` then takes the saved weights
+        and the saved gate.
+
+        Raises
+        ------
+        ValueError
+            If a width is not a positive integer, ``dtype`` is not float32 or float64, or the
+            gate is unknown.
+        """
+        d, m = _positive_int("d", d), _positive_int("m", m)
+        d_out = d if d_out is None else _positive_int("d_out", d_out)
+        if not isinstance(dtype, torch.dtype):
+            raise ValueError(f"dtype must be a torch.dtype; got {dtype!r}")
+        check_float_dtype(dtype, "dtype")
+        A, G, B = (torch.empty(shape, dtype=dtype, device=device) for shape in ((m, d), (m, d), (d_out, m)))
+        return cls(A, G, B, gate=gate)
+
+    def get_extra_state(self) -> dict:
+        """What ``state_dict`` saves beside the weights: the gate's name."""
+        return {"gate": self.gate}
+
+    def set_extra_state(self, state: dict) -> None:
+        """Restore :meth:`get_extra_state`'s record; a ValueError unless it names a known gate."""
+        if not isinstance(state, dict) or set(state) != {"gate"} or state["gate"] not in GATES:
+            raise ValueError(f"the extra state of a GatedMLP must be {{'gate': one of {sorted(GATES)}}}; "
+                             f"got {state!r}")
+        self.gate = state["gate"]
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         """Hidden activations ``phi(x) = (A x) * sigma(G x)``: ``(..., d) -> (..., m)``."""

@@ -27,12 +27,14 @@ Sec. 3.1 (Theorem 3.1 / B.1), Sec. 4.1 (eqs. 7-8), Sec. 4.3 and App. A.3.1 (the 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-from assocmem._checks import as_bool, module_input
+from assocmem._checks import as_bool, module_input, positive_int
+from assocmem.dtypes import check_float_dtype
 from assocmem.mlps._checks import batch_input, check_finite_result, float_tensor
 from assocmem.mlps.mlp._common import _tracks_grad
 
@@ -66,10 +68,46 @@ def _weights(named: dict[str, torch.Tensor]) -> list[torch.Tensor]:
     return out
 
 
+def _empty(shapes: dict[str, tuple[int, ...]], dtype, device) -> list[torch.Tensor]:
+    """Uninitialised weights of the given shapes (sizes checked by the caller) for ``empty``."""
+    if not isinstance(dtype, torch.dtype):
+        raise ValueError(f"dtype must be a torch.dtype; got {dtype!r}")
+    check_float_dtype(dtype, "dtype")
+    return [torch.empty(shape, dtype=dtype, device=device) for shape in shapes.values()]
+
+
+def _widths(**sizes) -> list[int]:
+    """Each size as a positive int (``None`` for ``d_out`` means ``d``)."""
+    if sizes.get("d_out") is None:
+        sizes["d_out"] = sizes["d"]
+    return [positive_int(name, size) for name, size in sizes.items()]
+
+
+def _extra(module: nn.Module, names: tuple[str, ...]) -> dict:
+    """The attributes ``names`` of ``module`` for ``get_extra_state`` (copied, so the saved record
+    does not change with the module)."""
+    return {name: copy.deepcopy(getattr(module, name)) for name in names}
+
+
+def _set_extra(module: nn.Module, state, types: dict[str, type]) -> None:
+    """Restore ``set_extra_state``'s record: a dict with exactly ``types``' keys, each of its type."""
+    if not isinstance(state, dict) or set(state) != set(types) or not all(
+            isinstance(state[k], tp) for k, tp in types.items()):
+        want = ", ".join(f"{k!r}: {tp.__name__}" for k, tp in types.items())
+        raise ValueError(f"the extra state of a {type(module).__name__} must be {{{want}}}; got {state!r}")
+    for name in types:
+        setattr(module, name, copy.deepcopy(state[name]))
+
+
 class FactMLP(nn.Module):
     """Base class of the fact-storing memories: ``forward(x: (..., d)) -> (..., d_c)``.
 
     Subclasses define ``forward`` and the property ``num_parameters``.
+
+    A ``state_dict`` holds the weights and, as extra state, the construction's record
+    (``construction`` and ``info`` where the module has them), so a module built with
+    ``empty(...)`` -- on the meta device, without values, or on any device -- and then
+    ``load_state_dict(saved, assign=True)`` is the saved one.
     """
 
     @property
@@ -140,6 +178,53 @@ class BilinearMLP(FactMLP):
         self.B = nn.Parameter(B, requires_grad=trainable)  # (d_c, m)
         self.construction = construction
         self.info: dict = {}
+
+    @classmethod
+    def empty(cls, d: int, m: int, d_out: int | None = None, *, dtype: torch.dtype = torch.float64,
+              device: str | torch.device | None = None, construction: str = "",
+              trainable: bool = False) -> "BilinearMLP":
+        """A module of the given shape with uninitialised weights, to load a ``state_dict`` into.
+
+        ``BilinearMLP.empty(d, m, device="meta")`` (or inside ``with torch.device("meta"):``)
+        allocates nothing; ``load_state_dict(saved, assign=True)`` then takes the saved tensors
+        (their dtype and device) and the saved ``construction`` and ``info``.
+
+        Parameters
+        ----------
+        d, m : int
+            Input and hidden widths, ``>= 1``.
+        d_out : int, optional
+            Output width ``d_c`` (default ``d``).
+        dtype : torch.dtype, default torch.float64
+            float32 or float64 (the constructions' dtype by default).
+        device : str, torch.device or None
+            Passed to :func:`torch.empty`; ``None`` is torch's current default device (so a
+            ``torch.device("meta")`` context applies).
+        construction, trainable
+            As in the constructor.
+
+        Raises
+        ------
+        ValueError
+            If a width is not a positive integer or ``dtype`` is not float32 or float64.
+        """
+        d, m, d_out = _widths(d=d, m=m, d_out=d_out)
+        A, G, B = _empty({"A": (m, d), "G": (m, d), "B": (d_out, m)}, dtype, device)
+        return cls(A, G, B, construction=construction, trainable=trainable)
+
+    def get_extra_state(self) -> dict:
+        """What ``state_dict`` saves beside the weights: ``construction`` and ``info``."""
+        return _extra(self, ("construction", "info"))
+
+    def set_extra_state(self, state: dict) -> None:
+        """Restore :meth:`get_extra_state`'s record (``load_state_dict``).
+
+        Raises
+        ------
+        ValueError
+            If the record is not ``{"construction": str, "info": dict}``.
+        """
+        _set_extra(self, state, {"construction": str, "info": dict})
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         """Hidden activations ``phi(x) = (A x) * (G x)``, shape ``(..., m)``.
@@ -215,6 +300,30 @@ class ExactK2Memory(FactMLP):
         self.register_buffer("keys", keys)  # (F, d)
         self.register_buffer("targets", targets)  # (F, d_c)
 
+    @classmethod
+    def empty(cls, F: int, d: int, d_out: int | None = None, *, dtype: torch.dtype = torch.float64,
+              device: str | torch.device | None = None) -> "ExactK2Memory":
+        """A memory of ``F`` facts with uninitialised keys and targets, to load a ``state_dict`` into.
+
+        Parameters
+        ----------
+        F, d : int
+            Stored keys and their width, ``>= 1``.
+        d_out : int, optional
+            Width ``d_c`` of the targets (default ``d``).
+        dtype, device
+            As in :meth:`BilinearMLP.empty` (``device="meta"`` allocates nothing; load with
+            ``assign=True``).
+
+        Raises
+        ------
+        ValueError
+            If a size is not a positive integer or ``dtype`` is not float32 or float64.
+        """
+        F, d, d_out = _widths(F=F, d=d, d_out=d_out)
+        keys, targets = _empty({"keys": (F, d), "targets": (F, d_out)}, dtype, device)
+        return cls(keys, targets)
+
     def kernel(self, x: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
         """``K_2(x_a, z_b) = <x_a, z_b>^2``, shape ``(n_x, n_z)``."""
         d = self.keys.shape[1]
@@ -266,6 +375,29 @@ class GatedReLUMLP(FactMLP):
         self.W_up = nn.Parameter(W_up, requires_grad=False)  # (m, d)
         self.P = nn.Parameter(P, requires_grad=False)  # (d_c, m)
         self.info: dict = {}
+
+    @classmethod
+    def empty(cls, d: int, m: int, d_out: int | None = None, *, dtype: torch.dtype = torch.float64,
+              device: str | torch.device | None = None) -> "GatedReLUMLP":
+        """A module of the given shape with uninitialised weights, to load a ``state_dict`` into
+        (as :meth:`BilinearMLP.empty`; ``d_out`` defaults to ``d``).
+
+        Raises
+        ------
+        ValueError
+            If a width is not a positive integer or ``dtype`` is not float32 or float64.
+        """
+        d, m, d_out = _widths(d=d, m=m, d_out=d_out)
+        W_gate, W_up, P = _empty({"W_gate": (m, d), "W_up": (m, d), "P": (d_out, m)}, dtype, device)
+        return cls(W_gate, W_up, P)
+
+    def get_extra_state(self) -> dict:
+        """What ``state_dict`` saves beside the weights: ``info``."""
+        return _extra(self, ("info",))
+
+    def set_extra_state(self, state: dict) -> None:
+        """Restore :meth:`get_extra_state`'s record; a ValueError unless it is ``{"info": dict}``."""
+        _set_extra(self, state, {"info": dict})
 
     def hidden(self, x: torch.Tensor) -> torch.Tensor:
         """Hidden activations ``ReLU(W_gate x) * (W_up x)``, shape ``(..., m)``.

@@ -179,7 +179,63 @@ class NeuronSDM(nn.Module):
         bits = ((idx[:, None] >> torch.arange(n, dtype=torch.int64)) & 1).to(torch.uint8)  # (2^n, n)
         return cls.from_addresses(bits, d, device=device, chunk_size=chunk_size)
 
+    @classmethod
+    def empty(cls, n, r, d, *, device: str | torch.device | None = None,
+              chunk_size: int = 16384) -> "NeuronSDM":
+        """An SDM of ``r`` neurons with uninitialised addresses, to load a ``state_dict`` into.
+
+        ``NeuronSDM.empty(n, r, d, device="meta")`` (or inside ``with torch.device("meta"):``,
+        which ``device=None`` follows) allocates nothing and draws nothing;
+        ``load_state_dict(saved, assign=True)`` then takes the saved addresses, storage, counts and
+        radius. On a real device the addresses are garbage until loaded.
+
+        Parameters
+        ----------
+        n, r : int
+            Address length and number of neurons, ``>= 1``.
+        d : int
+            Read and write radius, ``0 <= d <= n`` (the loaded state's radius replaces it).
+        device : str, torch.device or None
+            Passed to :func:`torch.empty`; ``None`` is torch's current default device.
+        chunk_size : int, default 16384
+            As in the constructor.
+
+        Raises
+        ------
+        ValueError
+            If ``n < 1``, ``r < 1``, ``d`` outside ``[0, n]`` or ``chunk_size < 1``.
+        """
+        n, r = _as_int(n, "n"), _as_int(r, "r")
+        if n < 1 or r < 1:
+            raise ValueError(f"need n >= 1 and r >= 1 neurons, got n = {n}, r = {r}")
+        obj = cls.__new__(cls)
+        nn.Module.__init__(obj)
+        addresses = torch.empty(r, n, dtype=torch.uint8, device=device)
+        obj._setup(addresses, d, addresses.device, chunk_size)
+        return obj
+
     # --------------------------------------------------------------------------------------
+    # state_dict: the buffers, the radius as extra state, and a storage that exists only once
+    # something was written (a fresh SDM loads a written one, and a written one a fresh one)
+
+    def get_extra_state(self) -> dict:
+        """What ``state_dict`` saves beside the buffers: the radius ``d``."""
+        return {"d": int(self.d)}
+
+    def set_extra_state(self, state: dict) -> None:
+        """Restore :meth:`get_extra_state`'s record; a ValueError unless it is ``{"d": int}`` with
+        ``0 <= d <= n``."""
+        if not isinstance(state, dict) or set(state) != {"d"}:
+            raise ValueError(f"the extra state of a NeuronSDM must be {{'d': int}}; got {state!r}")
+        self.d = _check_radius(state["d"], self.n)
+
+    def _load_from_state_dict(self, state_dict, prefix, *args, **kwargs):
+        saved = state_dict.get(prefix + "storage")
+        if isinstance(saved, torch.Tensor) and saved.dim() == 2 and self.storage is None:
+            self.storage = torch.empty(saved.shape, dtype=torch.float64, device=self.device)
+        elif saved is None and prefix + "counts" in state_dict and self.storage is not None:
+            self.storage = None  # the saved SDM held no writes
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     @property
     def device(self) -> torch.device:
