@@ -148,3 +148,20 @@ def test_whole_numbers_and_index_tensor_refuse_what_they_would_round():
     assert index_tensor([0, 2.0], "i", 3).tolist() == [0, 2] and index_tensor([0], "i", 3).dtype == torch.int64
     with pytest.raises(ValueError, match=r"i must lie in \[0, 3\); got range \[0, 3\]"):
         index_tensor([0, 3], "i", 3)
+
+
+def test_state_copy_keeps_a_submodules_extra_state():
+    """A model holding a memory with extra state (an MLP's construction and info, a matrix memory's
+    pair count) is copied and restored whole; the copy is not the module's own record."""
+    from assocmem._checks import restore_state, state_copy
+    from assocmem.mlps.mlp.architectures import BilinearMLP
+
+    mlp = BilinearMLP(torch.ones(2, 3), torch.ones(2, 3), torch.ones(3, 2), construction="hebbian-none")
+    mlp.info = {"seed": 1}
+    model = torch.nn.Sequential(torch.nn.Linear(3, 3), mlp)
+    saved = state_copy(model)
+    assert saved["1._extra_state"] == {"construction": "hebbian-none", "info": {"seed": 1}}
+    mlp.info["seed"] = 2
+    assert saved["1._extra_state"]["info"] == {"seed": 1}
+    restore_state(model, saved)
+    assert mlp.info == {"seed": 1}

@@ -25,9 +25,17 @@ from assocmem.mlps.mlp.hebbian import exact_k2_memory, hebbian_mlp
 from assocmem.mlps.mlp.ntk import ntk_mlp
 from assocmem.sdm.read import random_binary_patterns
 from assocmem.sdm.read.neuron_view import NeuronSDM
+from assocmem.sdm.trained.recall import RecallAttention, RecallConfig, make_recall_batch
 
 D, M = 8, 24
 FACTS = make_fact_set(12, D, seed=3)
+RECALL = RecallConfig(n=8, m=4, vocab=6, qk="layernorm", values="l2", seed=2)
+RECALL_BATCH = make_recall_batch(5, 4, 8, 6, 0.1, torch.Generator().manual_seed(0))
+
+
+def _recall_empty(device):
+    with torch.device(device):  # the constructor takes shapes only; the context places it
+        return RecallAttention(RecallConfig(n=8, m=4, vocab=6, qk="layernorm"))
 
 
 def _pairs():
@@ -37,7 +45,7 @@ def _pairs():
 
 
 def _metadata(module) -> dict:
-    names = ("num_pairs", "rtol", "atol", "beta", "construction", "info", "gate", "d")
+    names = ("num_pairs", "rtol", "atol", "beta", "construction", "info", "gate", "d", "config")
     return {n: getattr(module, n) for n in names if hasattr(module, n) and not callable(getattr(module, n))}
 
 
@@ -63,6 +71,7 @@ CASES = {
                        *(random_binary_patterns(10, 16, seed=1, device="cpu"),) * 2),
                    lambda device: NeuronSDM.empty(16, 256, 2, device=device),
                    random_binary_patterns(10, 16, seed=1, device="cpu"), lambda mem, x: mem.read(x)),
+    "recall_attention": (lambda: RecallAttention(RECALL), _recall_empty, RECALL_BATCH, None),
 }
 
 
@@ -125,6 +134,9 @@ def test_the_metadata_travels():
     silu = GatedMLP.empty(D, M)
     silu.load_state_dict(gated_mlp(D, M, gate="silu").state_dict())
     assert silu.gate == "silu"
+    recall = _recall_empty("cpu")
+    recall.load_state_dict(RecallAttention(RECALL).state_dict())
+    assert recall.config == RECALL  # the saved values rule and seed, not the fresh model's
     sdm = NeuronSDM(16, 64, 3, device="cpu")
     sdm.load_state_dict(NeuronSDM(16, 64, 7, device="cpu").state_dict())
     assert sdm.d == 7 and sdm.storage is None
@@ -153,6 +165,9 @@ def test_an_old_record_without_settings_still_loads():
     (NeuronSDM.empty(4, 8, 1), {"d": 9}, "d"),
     (DeltaRuleMemory(2, 3, device="cpu"), {"num_pairs": 0, "beta": 2.0}, "beta"),
     (OuterProductMemory(2, 3, device="cpu"), {"num_pairs": 0, "beta": 0.5}, "num_pairs"),
+    (RecallAttention(RecallConfig(n=4, m=2, vocab=3)), {"config": {"n": 4, "bad": 1}}, "not a RecallConfig"),
+    (RecallAttention(RecallConfig(n=4, m=2, vocab=3)), {"config": {"n": 4, "m": 2, "vocab": 3, "heads": 2}},
+     "differs from this one in heads"),
 ])
 def test_a_bad_record_is_refused(module, record, match):
     state = module.state_dict()

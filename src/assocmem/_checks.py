@@ -191,11 +191,17 @@ class TrainingDiverged(FloatingPointError, ValueError):
 
 
 def state_copy(module) -> dict:
-    """A copy of ``module.state_dict()`` (every tensor cloned), for :func:`restore_state`.
+    """A copy of ``module.state_dict()`` (every tensor cloned, any extra state -- a submodule's
+    ``get_extra_state`` record -- deep-copied), for :func:`restore_state`.
 
     Only reads the module: taking the copy changes no value and draws no random number.
     """
-    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+    import copy
+
+    import torch
+
+    return {k: v.detach().clone() if isinstance(v, torch.Tensor) else copy.deepcopy(v)
+            for k, v in module.state_dict().items()}
 
 
 def restore_state(module, saved: dict) -> None:

@@ -102,7 +102,7 @@ class GatedMLP(nn.Module):
     @classmethod
     def empty(cls, d: int, m: int, d_out: int | None = None, gate: str = "identity", *,
               dtype: torch.dtype = torch.float64, device: str | torch.device | None = None) -> "GatedMLP":
-        """A module of the given shape with uninitialised weights, to load a ``state_dict`` into.
+        """A module of the given shape with zero weights, to load a ``state_dict`` into.
 
         ``device="meta"`` (or a ``torch.device("meta")`` context, which ``device=None`` follows)
         allocates nothing; ``load_state_dict(saved, assign=True)`` then takes the saved weights
@@ -119,7 +119,7 @@ class GatedMLP(nn.Module):
         if not isinstance(dtype, torch.dtype):
             raise ValueError(f"dtype must be a torch.dtype; got {dtype!r}")
         check_float_dtype(dtype, "dtype")
-        A, G, B = (torch.empty(shape, dtype=dtype, device=device) for shape in ((m, d), (m, d), (d_out, m)))
+        A, G, B = (torch.zeros(shape, dtype=dtype, device=device) for shape in ((m, d), (m, d), (d_out, m)))
         return cls(A, G, B, gate=gate)
 
     def get_extra_state(self) -> dict:

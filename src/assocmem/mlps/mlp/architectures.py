@@ -69,11 +69,12 @@ def _weights(named: dict[str, torch.Tensor]) -> list[torch.Tensor]:
 
 
 def _empty(shapes: dict[str, tuple[int, ...]], dtype, device) -> list[torch.Tensor]:
-    """Uninitialised weights of the given shapes (sizes checked by the caller) for ``empty``."""
+    """Zero weights of the given shapes (sizes checked by the caller) for ``empty``: no storage on
+    the meta device, and well-defined values (``torch.empty`` could hold NaNs) elsewhere."""
     if not isinstance(dtype, torch.dtype):
         raise ValueError(f"dtype must be a torch.dtype; got {dtype!r}")
     check_float_dtype(dtype, "dtype")
-    return [torch.empty(shape, dtype=dtype, device=device) for shape in shapes.values()]
+    return [torch.zeros(shape, dtype=dtype, device=device) for shape in shapes.values()]
 
 
 def _widths(**sizes) -> list[int]:
@@ -183,7 +184,7 @@ class BilinearMLP(FactMLP):
     def empty(cls, d: int, m: int, d_out: int | None = None, *, dtype: torch.dtype = torch.float64,
               device: str | torch.device | None = None, construction: str = "",
               trainable: bool = False) -> "BilinearMLP":
-        """A module of the given shape with uninitialised weights, to load a ``state_dict`` into.
+        """A module of the given shape with zero weights, to load a ``state_dict`` into.
 
         ``BilinearMLP.empty(d, m, device="meta")`` (or inside ``with torch.device("meta"):``)
         allocates nothing; ``load_state_dict(saved, assign=True)`` then takes the saved tensors
@@ -198,7 +199,7 @@ class BilinearMLP(FactMLP):
         dtype : torch.dtype, default torch.float64
             float32 or float64 (the constructions' dtype by default).
         device : str, torch.device or None
-            Passed to :func:`torch.empty`; ``None`` is torch's current default device (so a
+            Passed to :func:`torch.zeros`; ``None`` is torch's current default device (so a
             ``torch.device("meta")`` context applies).
         construction, trainable
             As in the constructor.
@@ -303,7 +304,7 @@ class ExactK2Memory(FactMLP):
     @classmethod
     def empty(cls, F: int, d: int, d_out: int | None = None, *, dtype: torch.dtype = torch.float64,
               device: str | torch.device | None = None) -> "ExactK2Memory":
-        """A memory of ``F`` facts with uninitialised keys and targets, to load a ``state_dict`` into.
+        """A memory of ``F`` facts with zero keys and targets, to load a ``state_dict`` into.
 
         Parameters
         ----------
@@ -379,8 +380,8 @@ class GatedReLUMLP(FactMLP):
     @classmethod
     def empty(cls, d: int, m: int, d_out: int | None = None, *, dtype: torch.dtype = torch.float64,
               device: str | torch.device | None = None) -> "GatedReLUMLP":
-        """A module of the given shape with uninitialised weights, to load a ``state_dict`` into
-        (as :meth:`BilinearMLP.empty`; ``d_out`` defaults to ``d``).
+        """A module of the given shape with zero weights, to load a ``state_dict`` into (as
+        :meth:`BilinearMLP.empty`; ``d_out`` defaults to ``d``).
 
         Raises
         ------

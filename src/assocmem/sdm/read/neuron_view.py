@@ -182,12 +182,12 @@ class NeuronSDM(nn.Module):
     @classmethod
     def empty(cls, n, r, d, *, device: str | torch.device | None = None,
               chunk_size: int = 16384) -> "NeuronSDM":
-        """An SDM of ``r`` neurons with uninitialised addresses, to load a ``state_dict`` into.
+        """An SDM of ``r`` neurons all at the zero address, to load a ``state_dict`` into.
 
         ``NeuronSDM.empty(n, r, d, device="meta")`` (or inside ``with torch.device("meta"):``,
         which ``device=None`` follows) allocates nothing and draws nothing;
         ``load_state_dict(saved, assign=True)`` then takes the saved addresses, storage, counts and
-        radius. On a real device the addresses are garbage until loaded.
+        radius. Nothing is drawn (the constructor's random addresses are not needed).
 
         Parameters
         ----------
@@ -196,7 +196,7 @@ class NeuronSDM(nn.Module):
         d : int
             Read and write radius, ``0 <= d <= n`` (the loaded state's radius replaces it).
         device : str, torch.device or None
-            Passed to :func:`torch.empty`; ``None`` is torch's current default device.
+            Passed to :func:`torch.zeros`; ``None`` is torch's current default device.
         chunk_size : int, default 16384
             As in the constructor.
 
@@ -210,7 +210,7 @@ class NeuronSDM(nn.Module):
             raise ValueError(f"need n >= 1 and r >= 1 neurons, got n = {n}, r = {r}")
         obj = cls.__new__(cls)
         nn.Module.__init__(obj)
-        addresses = torch.empty(r, n, dtype=torch.uint8, device=device)
+        addresses = torch.zeros(r, n, dtype=torch.uint8, device=device)
         obj._setup(addresses, d, addresses.device, chunk_size)
         return obj
 

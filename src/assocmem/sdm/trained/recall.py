@@ -36,6 +36,7 @@ Chapter 37.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from numbers import Integral
@@ -306,6 +307,40 @@ class RecallAttention(torch.nn.Module):
         out = torch.einsum("bhm,bhmd->bhd", weights, v).reshape(b, n)
         return AttentionReadout(scores, weights, cosines, v.norm(dim=-1), qn.norm(dim=-1),
                                 kn.norm(dim=-1), out @ self.unembed)
+
+    def get_extra_state(self) -> dict:
+        """What ``state_dict`` saves beside the parameters: the config, as a dict of its fields.
+
+        The constructor takes only the config (shapes and rules), so ``with torch.device("meta"):
+        RecallAttention(config)`` builds the model without values, to
+        ``load_state_dict(saved, assign=True)``; the saved config (its ``values`` rule, training
+        settings and seed) replaces the one the model was built with.
+        """
+        return {"config": dataclasses.asdict(self.config)}
+
+    def set_extra_state(self, state: dict) -> None:
+        """Restore :meth:`get_extra_state`'s record.
+
+        Raises
+        ------
+        ValueError
+            If the record is not ``{"config": dict}`` of valid :class:`RecallConfig` fields, or
+            the saved model's shape (``n``, ``vocab``, ``heads``) or score rule ``qk`` is not this
+            model's.
+        """
+        fields = state.get("config") if isinstance(state, dict) and set(state) == {"config"} else None
+        try:
+            config = RecallConfig(**fields) if isinstance(fields, dict) else None
+        except TypeError as exc:
+            raise ValueError(f"the saved config is not a RecallConfig: {exc}") from None
+        if config is None:
+            raise ValueError(f"the extra state of a RecallAttention must be {{'config': dict}}; got {state!r}")
+        differ = [k for k in ("n", "vocab", "heads", "qk") if getattr(config, k) != getattr(self.config, k)]
+        if differ:
+            raise ValueError(f"the saved model differs from this one in {', '.join(differ)}: saved "
+                             f"{[getattr(config, k) for k in differ]}, this one "
+                             f"{[getattr(self.config, k) for k in differ]}")
+        self.config = config
 
     def forward(self, batch: RecallBatch) -> torch.Tensor:
         """Logits ``(B, vocab)`` float64 over value tokens; raises as :meth:`readout`."""
