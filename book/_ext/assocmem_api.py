@@ -2,7 +2,7 @@
 ``tools/booktools.py api-pages``; loaded through ``sphinx: local_extensions`` in _config.yml).
 
 Docstring section titles become rubrics. A module docstring of the library is a short essay with
-its own headings ("Modules", "Map", "Conventions", ...) that numpydoc's readers expect in
+its own headings ("Modules", "Map", "Conventions", ...), which read well in
 ``help()``. Rendered as reST sections inside a page of the API reference they would become
 sections of the page: entries in the page's contents, nested under whatever heading the page has
 there, and labels that clash between modules ("duplicate label modules" under ``-W``). After
