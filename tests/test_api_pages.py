@@ -167,6 +167,14 @@ def test_column_lists_become_definition_lists():
                      "``geometry``", "    the geometry", "", "After."]
 
 
+def test_in_a_package_docstring_a_module_name_links_to_the_module():
+    lines = ["", "memory    matrix memories", "geometry  pairs", "nothing   else", ""]
+    assocmem_api.column_lists_to_definitions(lines, package="assocmem.linear")
+    assert lines[1:-1] == [":mod:`memory <assocmem.linear.memory>`", "    matrix memories",
+                           ":mod:`geometry <assocmem.linear.geometry>`", "    pairs",
+                           "``nothing``", "    else"]
+
+
 def test_a_long_name_may_stand_alone_with_its_description_below():
     lines = ["", "facts     fact sets", "capacity_replicate_sweeps", "          the capacity_more sweep,",
              "          beside capacity", ""]

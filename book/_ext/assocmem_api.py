@@ -22,7 +22,8 @@ reST would read the first line as a term and the rest as its definition (or warn
 has one line). :func:`column_lists_to_definitions` rewrites such a paragraph (two entries at
 least, every other line indented deeper than the names, not inside a literal block; a name too
 long for its column may stand alone on its line, its description on the lines below) as a
-definition list: the name, as code, then its description.
+definition list: the name, as code (a link where the docstring is a package's and the name one
+of its modules), then its description.
 
 Links through re-exports. Every object is documented once, in the module that defines it
 (``autodoc_default_options: ignore-module-all``), but docstrings and chapters name many objects by
@@ -35,6 +36,7 @@ defined under another name that the book documents, links there.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 
 #: Characters that underline a section title in the library's docstrings.
@@ -100,8 +102,26 @@ def _column_list(block: list[str]) -> list[tuple[str, list[str]]] | None:
     return entries
 
 
-def column_lists_to_definitions(lines: list[str]) -> None:
-    """Rewrite, in place, each column list of ``lines`` as a reST definition list."""
+def _submodule(package: str | None, name: str) -> str | None:
+    """``package.name`` when that is a module of the library, else None."""
+    if not package or not re.fullmatch(r"[A-Za-z]\w*", name):
+        return None
+    try:
+        return f"{package}.{name}" if importlib.util.find_spec(f"{package}.{name}") else None
+    except (ImportError, ValueError):
+        return None
+
+
+def _term(name: str, package: str | None) -> str:
+    module = _submodule(package, name)
+    if module:
+        return f":mod:`{name} <{module}>`"
+    return f"``{name}``" if PLAIN_NAME.match(name) else name
+
+
+def column_lists_to_definitions(lines: list[str], package: str | None = None) -> None:
+    """Rewrite, in place, each column list of ``lines`` as a reST definition list. In the
+    docstring of ``package``, a name that is one of its modules links to that module."""
     i = 0
     while i < len(lines):
         if not lines[i].strip() or (i and lines[i - 1].strip()):
@@ -118,7 +138,7 @@ def column_lists_to_definitions(lines: list[str]) -> None:
         pad = " " * _indent(block[0])
         out = []
         for name, text in entries:
-            out.append(pad + (f"``{name}``" if PLAIN_NAME.match(name) else name))
+            out.append(pad + _term(name, package))
             out.append(pad + "    " + " ".join(text))
         lines[i:end] = out
         i += len(out)
@@ -126,7 +146,7 @@ def column_lists_to_definitions(lines: list[str]) -> None:
 
 def _on_docstring(app, what, name, obj, options, lines) -> None:
     section_titles_to_rubrics(lines)
-    column_lists_to_definitions(lines)
+    column_lists_to_definitions(lines, package=name if what == "module" else None)
 
 
 def _import(target: str):
