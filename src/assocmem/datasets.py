@@ -42,16 +42,16 @@ Continuous memories L2-normalise each row (:meth:`PatternSplit.unit`), binary on
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34, App. B.7 (MNIST and CIFAR-10 convergence, learnt projections).
-.. [AK98] Alpaydin, E., & Kaynak, C. (1998). Optical recognition of handwritten digits. UCI
-   Machine Learning Repository (the test set that scikit-learn bundles as ``load_digits``).
-.. [LBBH98] LeCun, Y., Bottou, L., Bengio, Y., & Haffner, P. (1998). Gradient-based learning
-   applied to document recognition. Proc. IEEE 86(11) (MNIST; the IDX file format).
-.. [BP21-code] The authors' code, ``github.com/TrentBrick/attention-approximates-sdm`` (commit
-   ``0a5d55e``), ``LearnProjections.ipynb``, cell 2: the memory queried at test time is a copy of
-   the *training* images, while the queries and their targets are *test* images
-   (:mod:`assocmem.sdm.projections` gives the details).
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34, App. B.7 (MNIST and CIFAR-10 convergence, learnt projections).
+- [AK98] Alpaydin, E., & Kaynak, C. (1998). Optical recognition of handwritten digits. UCI
+  Machine Learning Repository (the test set that scikit-learn bundles as ``load_digits``).
+- [LBBH98] LeCun, Y., Bottou, L., Bengio, Y., & Haffner, P. (1998). Gradient-based learning
+  applied to document recognition. Proc. IEEE 86(11) (MNIST; the IDX file format).
+- [BP21-code] The authors' code, ``github.com/TrentBrick/attention-approximates-sdm`` (commit
+  ``0a5d55e``), ``LearnProjections.ipynb``, cell 2: the memory queried at test time is a copy of
+  the *training* images, while the queries and their targets are *test* images
+  (:mod:`assocmem.sdm.projections` gives the details).
 """
 
 from __future__ import annotations

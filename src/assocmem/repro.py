@@ -367,8 +367,10 @@ class ReproductionTable:
     Examples
     --------
     >>> t = ReproductionTable("Additive memory")
-    >>> t.add("e_add(n = 65), d_k = 64", seed=1.0, ours=0.997, tol=0.05, source="seed 000, sec. 7")
-    >>> t.check("001.fig2c.ntk-ratio", ours=120.0, passed=True, case="F = 1024")  # by registry id
+    >>> t.add("e_add(n = 65), d_k = 64", seed=1.0, ours=0.997, tol=0.05,
+    ...       source="seed 000, sec. 7")
+    >>> # a claim of the registry, by its id
+    >>> t.check("001.fig2c.ntk-ratio", ours=120.0, passed=True, case="F = 1024")
     >>> t.verify()  # raises ReproductionError on a regression
 
     Raises

@@ -5,36 +5,31 @@ Each adapter holds one of the library's memories and fits its natural interface 
 conventions for ``num_parameters`` and ``num_bits``). The science stays in the Parts; an adapter
 converts, delegates and counts. Chapter 50 ("One table for every memory") measures them all.
 
-==========================  =================================================  ==========================
-name                        the memory (where it lives)                        ``num_parameters``
-==========================  =================================================  ==========================
-``outer_product``           ``S = sum_i v_i k_i^T``                            ``d_v d_k``
-                            (:class:`assocmem.linear.memory.OuterProductMemory`)
-``least_squares``           ``S = V K^+`` (:class:`~assocmem.linear.memory.     ``d_v d_k``
-                            LeastSquaresMemory`)
-``delta_rule``              Widrow-Hoff, ``beta = 1``, one pass                ``d_v d_k``
-                            (:class:`~assocmem.linear.memory.DeltaRuleMemory`)
-``linear_attention``        the recurrent state of causal linear attention     ``d_v d_k``
-                            (:class:`assocmem.linear.attention.
-                            LinearAttentionDecoder`)
-``softmax_cache``           softmax attention over a key-value cache, scale 1  ``n (d_k + d_v)``
-                            (seed 000, §2; :func:`assocmem.linear.attention.
-                            softmax_attention`)
-``mlp_<method>``            the MLPs of Part II, width ``m``: ``unwhitened``,  ``3 m d``
-                            ``whitened``, ``data_dependent``, ``ntk``, ``gd``
-                            (:func:`assocmem.mlps.capacity_sweeps.build_memory`)
-``binary_sdm``              Kanerva's SDM with ``r`` random neurons on the     ``r (d_k + d_v + 1)``
-                            signs of the keys (:class:`assocmem.sdm.read.
-                            NeuronSDM`)
-``continuous_sdm``          SDM on the sphere with a neuron everywhere: cap-   ``n (d_k + d_v)``
-                            intersection weights (``Cont_SDM``,
-                            :mod:`assocmem.sdm.convergence.read_rules`)
-``hopfield``                classical Hopfield network on ``[sign k; sign v]``  ``(d_k + d_v)^2``
-                            (:func:`assocmem.sdm.kernels.hopfield.sign_keep`)
-``modern_hopfield``         modern (dense) Hopfield retrieval, inverse         ``n (d_k + d_v)``
-                            temperature ``beta`` (:func:`assocmem.sdm.read.
-                            attention_read`)
-==========================  =================================================  ==========================
+====================  ====================================================================  ====================
+name                  the memory (where it lives)                                           ``num_parameters``
+====================  ====================================================================  ====================
+``outer_product``     ``S = sum_i v_i k_i^T``                                               ``d_v d_k``
+                      (:class:`~assocmem.linear.memory.OuterProductMemory`)
+``least_squares``     ``S = V K^+``                                                         ``d_v d_k``
+                      (:class:`~assocmem.linear.memory.LeastSquaresMemory`)
+``delta_rule``        Widrow-Hoff, ``beta = 1``, one pass                                   ``d_v d_k``
+                      (:class:`~assocmem.linear.memory.DeltaRuleMemory`)
+``linear_attention``  the recurrent state of causal linear attention                        ``d_v d_k``
+                      (:class:`~assocmem.linear.attention.LinearAttentionDecoder`)
+``softmax_cache``     softmax attention over a key-value cache, scale 1                     ``n (d_k + d_v)``
+                      (seed 000, §2; :func:`~assocmem.linear.attention.softmax_attention`)
+``mlp_<method>``      the MLPs of Part II, width ``m``: ``unwhitened``, ``whitened``,       ``3 m d``
+                      ``data_dependent``, ``ntk``, ``gd``
+                      (:func:`~assocmem.mlps.capacity_sweeps.build_memory`)
+``binary_sdm``        Kanerva's SDM with ``r`` random neurons on the signs of the keys      ``r (d_k + d_v + 1)``
+                      (:class:`~assocmem.sdm.read.NeuronSDM`)
+``continuous_sdm``    SDM on the sphere with a neuron everywhere: cap-intersection          ``n (d_k + d_v)``
+                      weights (``Cont_SDM``, :mod:`assocmem.sdm.convergence.read_rules`)
+``hopfield``          classical Hopfield network on ``[sign k; sign v]``                    ``(d_k + d_v)^2``
+                      (:func:`~assocmem.sdm.kernels.hopfield.sign_keep`)
+``modern_hopfield``   modern (dense) Hopfield retrieval, inverse temperature ``beta``       ``n (d_k + d_v)``
+                      (:func:`~assocmem.sdm.read.attention_read`)
+====================  ====================================================================  ====================
 
 :func:`make_memory` builds one by name at a given key width ``d`` and *size* (the knob that sets
 its parameter count: the MLP's width ``m``, the SDM's neuron count ``r``; ``None`` for the

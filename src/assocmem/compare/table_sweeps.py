@@ -13,9 +13,10 @@ geometry and the base seed only, never on the memory), and measures
 ``error_at_capacity``      the read error at ``F_star``;
 ``noise_<eps>``            recall at the capacity ``F_star`` (at least 2 facts) with queries
                            ``k + eps u``: how much of what the memory can hold survives noise;
-``load_clean``,            recall of the first ``noise_load`` facts (the same load for every
-``load_noise_<eps>``       memory) with clean and with noisy queries, so that memories can be
-                           compared under noise at one load rather than each at its own capacity;
+``load_clean``             recall of the first ``noise_load`` facts (the same load for every
+                           memory) with clean queries;
+``load_noise_<eps>``       the same facts with noisy queries, so that memories can be compared
+                           under noise at one load rather than each at its own capacity;
 ``write_s``, ``read_s``    wall-clock seconds to write and read ``time_facts`` facts, the same
                            number for every memory (machine-dependent);
 ``clean_at_time_facts``    recall of those ``time_facts`` facts with clean queries;

@@ -40,11 +40,11 @@ Presets for the chapter are in :data:`PRESETS`.
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34. Eq. 2 (circle intersection), Eq. 10 (the regression), App. B.2 / Eqs. 16-21 (the
-   analytic exponential), App. B.3 (continuous SDM).
-.. [S002] Seed 002 (a critical review of BP21): "What my recomputation of the approximation
-   shows", claims C2-C4, and the open question "Is there a correct analytic beta(n, d)?".
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34. Eq. 2 (circle intersection), Eq. 10 (the regression), App. B.2 / Eqs. 16-21 (the
+  analytic exponential), App. B.3 (continuous SDM).
+- [S002] Seed 002 (a critical review of BP21): "What my recomputation of the approximation
+  shows", claims C2-C4, and the open question "Is there a correct analytic beta(n, d)?".
 """
 
 from __future__ import annotations

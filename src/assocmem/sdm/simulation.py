@@ -42,13 +42,13 @@ weak (a handful of patterns).
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34. App. B.4 (Eq. 25, the SNR; Fig. 16, its check by simulation at ``n = 100``,
-   ``r = 10^4``, ``m = 100``, ``d = 35``), App. B.5 (the optimal radii).
-.. [K93] Kanerva, P. (1993). Sparse distributed memory and related models. §3.6 (the SNR of a
-   read).
-.. [S002] Seed 002 (a critical review of BP21): "Key results", "SNR and capacity"; claims C15
-   and C16 (integer neuron counts at biologically sized ``r``).
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34. App. B.4 (Eq. 25, the SNR; Fig. 16, its check by simulation at ``n = 100``,
+  ``r = 10^4``, ``m = 100``, ``d = 35``), App. B.5 (the optimal radii).
+- [K93] Kanerva, P. (1993). Sparse distributed memory and related models. §3.6 (the SNR of a
+  read).
+- [S002] Seed 002 (a critical review of BP21): "Key results", "SNR and capacity"; claims C15
+  and C16 (integer neuron counts at biologically sized ``r``).
 """
 
 from __future__ import annotations

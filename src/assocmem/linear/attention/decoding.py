@@ -169,8 +169,8 @@ class KVCacheDecoder(_Decoder):
     Examples
     --------
     >>> dec = KVCacheDecoder(4, 3)
-    >>> o = dec.step(torch.ones(4, dtype=torch.float64), torch.ones(4, dtype=torch.float64),
-    ...              torch.ones(3, dtype=torch.float64))
+    >>> key = torch.ones(4, dtype=torch.float64)
+    >>> o = dec.step(key, key, torch.ones(3, dtype=torch.float64))  # query, key, value
     >>> dec.numbers_held  # one token: d_k + d_v
     7
 

@@ -66,16 +66,16 @@ share the largest critical distance, 24 bits) broken towards the smaller radius.
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34. App. B.4 (Eq. 25, signal-to-noise ratio; Eqs. 26-27, memory capacity), App. B.5
-   (Table 1, optimal radii; Fig. 17, critical distance), Eq. 10 (the beta regression).
-.. [K88] Kanerva, P. (1988). Sparse Distributed Memory. MIT Press. Ch. 7 (reading from a noisy
-   address: the expected distance after one read, iterated reading and the critical distance,
-   Fig. 7.3).
-.. [K93] Kanerva, P. (1993). Sparse distributed memory and related models. In M. H. Hassoun
-   (Ed.), Associative Neural Memories: Theory and Implementation. Oxford University Press.
-   §3.6 (the signal-to-noise ratio of a read and its optimal activation probability
-   ``p = (2 m r)^(-1/3)``). The critical distance is in the book [K88], not here.
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34. App. B.4 (Eq. 25, signal-to-noise ratio; Eqs. 26-27, memory capacity), App. B.5
+  (Table 1, optimal radii; Fig. 17, critical distance), Eq. 10 (the beta regression).
+- [K88] Kanerva, P. (1988). Sparse Distributed Memory. MIT Press. Ch. 7 (reading from a noisy
+  address: the expected distance after one read, iterated reading and the critical distance,
+  Fig. 7.3).
+- [K93] Kanerva, P. (1993). Sparse distributed memory and related models. In M. H. Hassoun
+  (Ed.), Associative Neural Memories: Theory and Implementation. Oxford University Press.
+  §3.6 (the signal-to-noise ratio of a read and its optimal activation probability
+  ``p = (2 m r)^(-1/3)``). The critical distance is in the book [K88], not here.
 """
 
 from assocmem.sdm.capacity.iterated_reading import (

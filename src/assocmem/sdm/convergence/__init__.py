@@ -105,22 +105,22 @@ Where this implementation differs, and why
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34. Eq. 1 (SDM read), Eq. 2 (circle intersection), Eq. 5 (binary-to-sphere map),
-   Eq. 9 and App. B.3 (continuous SDM), Eq. 10 (beta fit), App. B.7 (convergence experiments,
-   Figs. 18-31) and App. B.7.1 (neuron-limited SDM).
-.. [S002] Seed 002, a critical review of [BP21]: "Convergence experiments (App. B.7)", claim C5
-   (close agreement, no quantitative metric, three named exceptions: ``d = 5`` at large
-   perturbation, ``d = 19`` at perturbation 12 for ``Binary_SDM_BFit_Attention``, ``d = 447`` at
-   large perturbation), claim C16 (integer neuron counts).
-.. [BP21-code] The authors' code, ``github.com/TrentBrick/attention-approximates-sdm`` (commit
-   ``0a5d55e``), the source of "the protocol as the authors ran it" above:
-   ``SDM_Experiments.ipynb`` (the experiment's parameters: patterns, levels, radii, neurons),
-   ``Implementations_Associative_Memory.py`` (the eight read rules, ``update_using_cache``; the
-   stopping rules, ``convergence_loop``), ``SDM_Circ_Inter_Funcs.py`` (the cap intersection
-   ``cap_intersection``, whose log adds ``2`` where ``log 2`` is meant; the slope of
-   ``fit_beta_regression``, ``np.cov / np.var``) and ``Data_Processing_Associative_Memory.py``
-   (the perturbations and ``ensure_no_closer_images``).
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34. Eq. 1 (SDM read), Eq. 2 (circle intersection), Eq. 5 (binary-to-sphere map),
+  Eq. 9 and App. B.3 (continuous SDM), Eq. 10 (beta fit), App. B.7 (convergence experiments,
+  Figs. 18-31) and App. B.7.1 (neuron-limited SDM).
+- [S002] Seed 002, a critical review of [BP21]: "Convergence experiments (App. B.7)", claim C5
+  (close agreement, no quantitative metric, three named exceptions: ``d = 5`` at large
+  perturbation, ``d = 19`` at perturbation 12 for ``Binary_SDM_BFit_Attention``, ``d = 447`` at
+  large perturbation), claim C16 (integer neuron counts).
+- [BP21-code] The authors' code, ``github.com/TrentBrick/attention-approximates-sdm`` (commit
+  ``0a5d55e``), the source of "the protocol as the authors ran it" above:
+  ``SDM_Experiments.ipynb`` (the experiment's parameters: patterns, levels, radii, neurons),
+  ``Implementations_Associative_Memory.py`` (the eight read rules, ``update_using_cache``; the
+  stopping rules, ``convergence_loop``), ``SDM_Circ_Inter_Funcs.py`` (the cap intersection
+  ``cap_intersection``, whose log adds ``2`` where ``log 2`` is meant; the slope of
+  ``fit_beta_regression``, ``np.cov / np.var``) and ``Data_Processing_Associative_Memory.py``
+  (the perturbations and ``ensure_no_closer_images``).
 """
 
 from assocmem.sdm.convergence.algorithms import *  # noqa: F401,F403

@@ -60,17 +60,17 @@ threshold cosine ``c = 1 - 2 d / n``.
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34. Eq. 1 (SDM read), Eq. 2 / Eq. 12 (circle intersection), Eq. 3 (exponential
-   approximation), Eq. 5 (binary-to-sphere map), Eq. 9 and App. B.3 / Eq. 22 (continuous SDM),
-   Eq. 10 (beta regression), App. B.2 / Eqs. 16-21 (analytic exponential bound).
-.. [K88] Kanerva, P. (1988). Sparse Distributed Memory. MIT Press. Ch. 7 and App. B
-   (intersection of two circles, the lune, the normal approximation).
-.. [LK14] Lee, Y., & Kim, W. C. (2014). Concise formulas for the surface area of the
-   intersection of two hyperspherical caps. KAIST Technical Report (the intersection as twice
-   an integral of ``sin^{n-2}`` times a regularised incomplete beta function).
-.. [Li11] Li, S. (2011). Concise formulas for the area and volume of a hyperspherical cap.
-   Asian Journal of Mathematics and Statistics 4(1), 66-70 (the single cap).
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34. Eq. 1 (SDM read), Eq. 2 / Eq. 12 (circle intersection), Eq. 3 (exponential
+  approximation), Eq. 5 (binary-to-sphere map), Eq. 9 and App. B.3 / Eq. 22 (continuous SDM),
+  Eq. 10 (beta regression), App. B.2 / Eqs. 16-21 (analytic exponential bound).
+- [K88] Kanerva, P. (1988). Sparse Distributed Memory. MIT Press. Ch. 7 and App. B
+  (intersection of two circles, the lune, the normal approximation).
+- [LK14] Lee, Y., & Kim, W. C. (2014). Concise formulas for the surface area of the
+  intersection of two hyperspherical caps. KAIST Technical Report (the intersection as twice
+  an integral of ``sin^{n-2}`` times a regularised incomplete beta function).
+- [Li11] Li, S. (2011). Concise formulas for the area and volume of a hyperspherical cap.
+  Asian Journal of Mathematics and Statistics 4(1), 66-70 (the single cap).
 """
 
 from assocmem.sdm.geometry.balls import ball_fraction, ball_size, log_ball_fraction

@@ -33,7 +33,7 @@ def circle_intersection_continuous(dv, d, n, *, continuity_correction: bool = Fa
     are ``X = U + V`` and ``Y = U + dv - V`` with ``U ~ Bin(n - dv, 1/2)`` (the positions where
     the centres agree) and ``V ~ Bin(dv, 1/2)`` independent. Each is a sum of ``n`` fair
     ``+-1/2`` steps about ``n/2``: mean ``n/2``, variance ``n/4``, covariance
-    ``(n - 2 dv)/4``. Replacing ``(X, Y)`` by the bivariate normal with these moments,
+    ``(n - 2 dv)/4``. Replacing ``(X, Y)`` by the bivariate normal with these moments::
 
         I / 2^n ~= P(Z1 <= c_p, Z2 <= c_p) = Phi_2(c_p, c_p; rho),
         c_p = (d - n/2) / sqrt(n/4),  rho = 1 - 2 dv / n,

@@ -51,22 +51,22 @@ Conventions follow :mod:`assocmem.sdm.read`: binary tensors hold 0/1, patterns a
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34. Eq. 1 (SDM read), Eq. 2 (circle intersection), Eq. 4/6 (attention), App. B.3
-   (continuous SDM), App. B.6 (Hopfield as a special case), §6 (softmax "with no additional
-   computational cost").
-.. [S002] Seed 002 (the critical review), "Connections" (the kernel statements, linear attention
-   with a binary feature map, the vMF reading) and claims C9, C16.
-.. [KVPF20] Katharopoulos, A., et al. (2020). Transformers are RNNs. ICML (normalised linear
-   attention ``phi(q)^T S / phi(q)^T z``).
-.. [C21] Choromanski, K., et al. (2021). Rethinking attention with Performers. ICLR (positive
-   random features for the softmax kernel).
-.. [MS77] MacWilliams, F. J., & Sloane, N. J. A. (1977). The Theory of Error-Correcting Codes,
-   Ch. 5 §7 (Krawtchouk polynomials, the three-term recurrence).
-.. [K88a] Keeler, J. D. (1988). Comparison between Kanerva's SDM and Hopfield-type neural
-   networks. Cognitive Science 12(3).
-.. [H82] Hopfield, J. J. (1982). Neural networks and physical systems with emergent collective
-   computational abilities. PNAS 79(8).
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34. Eq. 1 (SDM read), Eq. 2 (circle intersection), Eq. 4/6 (attention), App. B.3
+  (continuous SDM), App. B.6 (Hopfield as a special case), §6 (softmax "with no additional
+  computational cost").
+- [S002] Seed 002 (the critical review), "Connections" (the kernel statements, linear attention
+  with a binary feature map, the vMF reading) and claims C9, C16.
+- [KVPF20] Katharopoulos, A., et al. (2020). Transformers are RNNs. ICML (normalised linear
+  attention ``phi(q)^T S / phi(q)^T z``).
+- [C21] Choromanski, K., et al. (2021). Rethinking attention with Performers. ICLR (positive
+  random features for the softmax kernel).
+- [MS77] MacWilliams, F. J., & Sloane, N. J. A. (1977). The Theory of Error-Correcting Codes,
+  Ch. 5 §7 (Krawtchouk polynomials, the three-term recurrence).
+- [K88a] Keeler, J. D. (1988). Comparison between Kanerva's SDM and Hopfield-type neural
+  networks. Cognitive Science 12(3).
+- [H82] Hopfield, J. J. (1982). Neural networks and physical systems with emergent collective
+  computational abilities. PNAS 79(8).
 """
 
 from assocmem.sdm.kernels.presets import *  # noqa: F401,F403

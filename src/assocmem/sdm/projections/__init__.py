@@ -127,15 +127,15 @@ Where we differ, and why
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34. App. B.7 (convergence experiments; learnt projections, Figs. 30-31), Eq. 10 (the
-   ``beta`` fit).
-.. [S002] Seed 002, a review of [BP21], section "Convergence experiments (App. B.7)": "The
-   learnt projections do not generalise to test data (Figs. 30-31)"; claim C5.
-.. [BP21-code] The authors' code, ``github.com/TrentBrick/attention-approximates-sdm`` (commit
-   ``0a5d55e``): the files listed under "The protocol as the authors ran it"; cell 2 of
-   ``LearnProjections.ipynb`` builds the test-time memory from the training images, so the
-   learnt-projection experiment never stores its test targets.
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34. App. B.7 (convergence experiments; learnt projections, Figs. 30-31), Eq. 10 (the
+  ``beta`` fit).
+- [S002] Seed 002, a review of [BP21], section "Convergence experiments (App. B.7)": "The
+  learnt projections do not generalise to test data (Figs. 30-31)"; claim C5.
+- [BP21-code] The authors' code, ``github.com/TrentBrick/attention-approximates-sdm`` (commit
+  ``0a5d55e``): the files listed under "The protocol as the authors ran it"; cell 2 of
+  ``LearnProjections.ipynb`` builds the test-time memory from the training images, so the
+  learnt-projection experiment never stores its test targets.
 """
 
 from assocmem.sdm.projections.protocol import *  # noqa: F401,F403

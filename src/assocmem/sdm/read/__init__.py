@@ -54,14 +54,14 @@ there). Exact counts (intersections, neuron counts) are integers held in float64
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34. Eq. 1 (SDM read, pattern view), Eq. 2 (circle intersection), Eq. 4 (attention in
-   SDM notation), Eq. 5 (binary-to-sphere map), Eq. 6 (attention approximates SDM), App. B.6 (the
-   bipolar identity ``d = (n - x^T y)/2``), App. B.7 (sign binarisation of continuous patterns).
-.. [K88] Kanerva, P. (1988). Sparse Distributed Memory. MIT Press (neurons, read and write radius).
-.. [KVPF20] Katharopoulos, A., Vyas, A., Pappas, N., & Fleuret, F. (2020). Transformers are RNNs.
-   ICML (the neuron view is linear attention with the binary feature map
-   ``phi_tau(x) = 1[d(x, x_tau) <= d]``).
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34. Eq. 1 (SDM read, pattern view), Eq. 2 (circle intersection), Eq. 4 (attention in
+  SDM notation), Eq. 5 (binary-to-sphere map), Eq. 6 (attention approximates SDM), App. B.6 (the
+  bipolar identity ``d = (n - x^T y)/2``), App. B.7 (sign binarisation of continuous patterns).
+- [K88] Kanerva, P. (1988). Sparse Distributed Memory. MIT Press (neurons, read and write radius).
+- [KVPF20] Katharopoulos, A., Vyas, A., Pappas, N., & Fleuret, F. (2020). Transformers are RNNs.
+  ICML (the neuron view is linear attention with the binary feature map
+  ``phi_tau(x) = 1[d(x, x_tau) <= d]``).
 """
 
 from assocmem.sdm.read.hamming import *  # noqa: F401,F403

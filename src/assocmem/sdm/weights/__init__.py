@@ -53,12 +53,12 @@ intersections are exact Python integers until they are normalised (one rounding 
 
 References
 ----------
-.. [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
-   NeurIPS 34. Eq. 1 (SDM read), Eq. 2 (circle intersection), Eqs. 4-6 (attention, the
-   binary-to-sphere map, the approximation), Eq. 9 and App. B.3 (continuous SDM), Eq. 10 (the
-   beta regression), Fig. 3 and App. B.2 (weights of far patterns), App. B.7 (convergence).
-.. [S002] Seed 002, a critical review of [BP21]: "What my recomputation of the approximation
-   shows" (normalised-weight discrepancy, weight on far patterns) and claims C5, C16.
+- [BP21] Bricken, T., & Pehlevan, C. (2021). Attention approximates sparse distributed memory.
+  NeurIPS 34. Eq. 1 (SDM read), Eq. 2 (circle intersection), Eqs. 4-6 (attention, the
+  binary-to-sphere map, the approximation), Eq. 9 and App. B.3 (continuous SDM), Eq. 10 (the
+  beta regression), Fig. 3 and App. B.2 (weights of far patterns), App. B.7 (convergence).
+- [S002] Seed 002, a critical review of [BP21]: "What my recomputation of the approximation
+  shows" (normalised-weight discrepancy, weight on far patterns) and claims C5, C16.
 """
 
 from assocmem.sdm.weights.far_patterns import (
