@@ -26,6 +26,7 @@ PENDING = set()
 
 PAGES = sorted(
     {f"book/{p.stem}.html" for p in (ROOT / "book").glob("*.md")}
+    | {f"book/api/{p.stem}.html" for p in (ROOT / "book" / "api").glob("*.md")}
     | {f"notebooks/{p.stem}.html" for p in (ROOT / "notebooks").glob("*.ipynb")}
 )
 

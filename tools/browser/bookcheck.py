@@ -203,9 +203,10 @@ class Server:
 
 
 def book_pages(html: Path) -> list[str]:
-    """The book's pages, relative to ``html``: the chapters and the front and back matter."""
-    pages = sorted(str(p.relative_to(html)) for p in html.glob("*/*.html") if not p.parts[-2].startswith("_"))
-    return pages
+    """The book's pages, relative to ``html``: the chapters, the front and back matter and the
+    API reference (``book/api``)."""
+    found = [*html.glob("*/*.html"), *html.glob("book/api/*.html")]
+    return sorted(str(p.relative_to(html)) for p in found if not p.parts[-2].startswith("_"))
 
 
 def png_dpi(path: Path) -> float:

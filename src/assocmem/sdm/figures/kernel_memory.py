@@ -20,6 +20,9 @@ from assocmem.plotting import require_frame as _require
 __all__ = ["ball_kernel_spectra", "feature_counts", "hopfield_against_sdm", "MEMORY_STYLE"]
 
 #: Style (format, colour) and legend label of each memory in :func:`hopfield_against_sdm`.
+#: The labels are matplotlib mathtext.
+#:
+#: :meta hide-value:
 MEMORY_STYLE = {
     "Hopfield": ("o-", "vermillion", "Hopfield, sign$(PP^\\top\\xi)$"),
     "SDM, neuron at every address": ("s-", "blue", "SDM, $r = 2^n$, $d$ = 11"),
