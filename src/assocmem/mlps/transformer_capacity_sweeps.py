@@ -62,6 +62,8 @@ __all__ = [
     "architecture_points",
     "architecture_point",
     "variant_model",
+    "ratio_bounds",
+    "architecture_summary",
 ]
 
 #: The attention variants of ``transformer_architecture``: (attention residual, W_V trainable,
@@ -499,3 +501,102 @@ register_sweep(
     description="training and fact-adaptive accuracy of the SSFR block with App. A.4.3's changes reverted "
                 "one at a time: residual on, W_V or W_O trainable (seed 001)",
 )
+
+
+# --------------------------------------------------------------------------------------------
+# analysis
+
+
+def ratio_bounds(frame, f_lo: int, f_step: int):
+    """Per ``transformer_facts`` row: the range of ``F_train / F_adaptive`` the search allows.
+
+    A largest ``F`` found on the grid ``F = f_step * k`` is known to lie in ``[F, F + f_step)``
+    (the next grid value failed), or ``>= F`` when the search was censored at the top of its
+    range, or ``< f_lo`` (NaN in the row) when the criterion failed already at ``f_lo``. The ratio
+    of two such values lies between ``ratio_lo`` and ``ratio_hi``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of ``transformer_facts`` (columns ``F_train``, ``F_adaptive``, ``censored_train``,
+        ``censored_adaptive``).
+    f_lo, f_step : int
+        The config's search start and precision.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` with ``ratio_lo`` and ``ratio_hi`` added (``inf`` where unbounded, NaN where
+        both searches failed at ``f_lo``).
+
+    Raises
+    ------
+    ValueError
+        A missing column, or ``f_lo``, ``f_step`` not integers ``>= 1``.
+    """
+    import numpy as np
+
+    f_lo, f_step = positive_int("f_lo", f_lo), positive_int("f_step", f_step)
+    need = {"F_train", "F_adaptive", "censored_train", "censored_adaptive"}
+    missing = sorted(need - set(frame.columns))
+    if missing:
+        raise ValueError(f"transformer_facts rows lack the column(s) {missing}")
+
+    def limits(F, censored):
+        F = np.asarray(F, dtype=float)
+        censored = np.asarray(censored, dtype=bool)
+        low = np.where(np.isnan(F), 0.0, F)  # below f_lo: at least 0 facts
+        high = np.where(np.isnan(F), f_lo - 1.0, np.where(censored, np.inf, F + f_step - 1))
+        return low, high
+
+    t_lo, t_hi = limits(frame["F_train"], frame["censored_train"])
+    a_lo, a_hi = limits(frame["F_adaptive"], frame["censored_adaptive"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = np.where(a_hi > 0, t_lo / a_hi, np.nan)
+        hi = np.where(a_lo > 0, t_hi / a_lo, np.where(t_hi > 0, np.inf, np.nan))
+    return frame.assign(ratio_lo=lo, ratio_hi=hi)
+
+
+def architecture_summary(frame):
+    """Per ``(method, m, variant)`` of ``transformer_architecture``: accuracies over the trainings.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of ``transformer_architecture``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``(method, m, variant)`` in the frame's order: ``trainings``, the mean, min
+        and max over the trainings of ``train_accuracy`` and ``adaptive_accuracy`` (suffixes
+        ``_mean``, ``_min``, ``_max``), ``adaptive_full`` (trainings at 100 % fact-adaptive
+        accuracy), and ``drop_mean``, ``drop_sd``: the mean and standard deviation (``ddof = 1``;
+        NaN for one training) over the trainings of the fact-adaptive accuracy lost against the
+        ``source`` variant of the same training.
+
+    Raises
+    ------
+    ValueError
+        A missing column, or a training without its ``source`` row.
+    """
+    need = {"method", "m", "variant", "rep", "train_accuracy", "adaptive_accuracy"}
+    missing = sorted(need - set(frame.columns))
+    if missing:
+        raise ValueError(f"transformer_architecture rows lack the column(s) {missing}")
+    keys = ["method", "m", "rep"]
+    src = frame[frame["variant"] == "source"].set_index(keys)["adaptive_accuracy"]
+    idx = frame.set_index(keys).index
+    if not idx.isin(src.index).all():
+        raise ValueError("every training needs its 'source' row to measure a drop")
+    f = frame.assign(drop=src.reindex(idx).to_numpy() - frame["adaptive_accuracy"].to_numpy(),
+                     full=frame["adaptive_accuracy"] >= 1.0)
+    g = f.groupby(["method", "m", "variant"], sort=False)
+    out = g.agg(trainings=("rep", "size"),
+                train_accuracy_mean=("train_accuracy", "mean"), train_accuracy_min=("train_accuracy", "min"),
+                train_accuracy_max=("train_accuracy", "max"),
+                adaptive_accuracy_mean=("adaptive_accuracy", "mean"),
+                adaptive_accuracy_min=("adaptive_accuracy", "min"),
+                adaptive_accuracy_max=("adaptive_accuracy", "max"),
+                adaptive_full=("full", "sum"), drop_mean=("drop", "mean"), drop_sd=("drop", "std"))
+    return out.reset_index()
