@@ -41,11 +41,9 @@ from assocmem.mlps.transformer_sweeps import (
     CAPACITY_METHODS,
     _check_common,
     _model_config,
-    _streams,
     _train_config,
     capacity_setup,
 )
-from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import smallest_width
 
