@@ -141,3 +141,31 @@ def test_committed_cpu_results_match_the_preset():
     found = frame[frame.found.astype(bool)]
     assert (found.accuracy == 1.0).all() and (found.W == 3 * found.m * found.d).all()
     assert (frame[frame.draw == "deduplicated"].key_twin_share == 0.0).all()
+
+
+def test_recipe_runs_on_a_block_preset(tmp_path, monkeypatch):
+    monkeypatch.setitem(B.LM_BLOCK_PRESETS, "test", _small(_pairs_file(tmp_path), draws=("deduplicated",)))
+    cfg = B.LMBlockRecipeConfig(block="test", F=8, m=64, steps=(5, 40), seeds=2)
+    assert B.recipe_points(cfg) == [{"rep": 0, "steps": 5}, {"rep": 0, "steps": 40},
+                                    {"rep": 1, "steps": 5}, {"rep": 1, "steps": 40}]
+    short, long = (B.recipe_point(cfg, p, "cpu") for p in B.recipe_points(cfg)[:2])
+    assert short["mlp_accuracy"] == long["mlp_accuracy"] == 1.0
+    assert 0.0 <= short["noise_mean"] <= short["noise_max"] <= 2.0
+    # training longer brings the MLP's input closer to the key
+    assert long["noise_mean"] < short["noise_mean"]
+    assert long["accuracy"] >= short["accuracy"]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"block": "nope"}, "block"),
+    ({"F": 7}, "F must be one of"),
+    ({"draw": "uniform"}, "draw"),
+    ({"steps": (10, 5)}, "increasing"),
+    ({"steps": ()}, "steps"),
+    ({"m": 0}, "m"),
+    ({"seeds": 0}, "seeds"),
+])
+def test_recipe_config_refuses(kwargs, match):
+    base = dict(block="quick", F=16, m=64, steps=(50, 100), seeds=2)
+    with pytest.raises(ValueError, match=match):
+        B.LMBlockRecipeConfig(**{**base, **kwargs})

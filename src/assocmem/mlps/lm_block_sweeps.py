@@ -29,6 +29,12 @@ training loop :func:`~assocmem.mlps.transformer.train_attention`) is the book's.
     the same target (:func:`assocmem.mlps.capacity_sweeps.capacity_search`, no attention) and the
     near-twin share of the facts (:func:`assocmem.mlps.lm_embeddings.twins.near_twin_stats`).
 
+``lm_block_recipe``  how far the block's training recipe limits it: one fact set of
+    ``lm_block_capacity`` (its training 0), one wide MLP (``m``), the attention trained for each
+    number of steps of ``steps`` (the rest of the recipe unchanged), ``seeds`` attention seeds;
+    per run the training accuracy, the standalone MLP's accuracy on the exact keys and the
+    attention noise ``||u - x_key||`` (Definition 5.1) over every key and context.
+
 Presets: ``quick`` (the toy LM of ``fact_editing``'s quick preset, seconds), ``cpu`` (committed;
 chapter 16's cpu base model, ``d = 64``, reduced training recipe, stated in ``notes``), ``paper``
 (real Qwen3 pairs, which the book does not ship, with the source's recipe).
@@ -63,7 +69,8 @@ from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import smallest_width
 
 __all__ = ["UntiedSSFRTransformer", "LMBlockConfig", "LM_BLOCK_PRESETS", "BLOCK_DRAWS", "block_setup",
-           "block_points", "block_point"]
+           "block_points", "block_point", "LMBlockRecipeConfig", "LM_BLOCK_RECIPE_PRESETS", "recipe_points",
+           "recipe_point"]
 
 #: Draws of ``lm_block_capacity``: the source's uniform draw and the deduplicated one.
 BLOCK_DRAWS = ("uniform", "deduplicated")
@@ -285,6 +292,98 @@ LM_BLOCK_PRESETS = {
                                   "in Fig. 1c (App. A.4.3), which Fig. 14 does not state",)),
 }
 
+@dataclass(frozen=True)
+class LMBlockRecipeConfig:
+    """Settings of ``lm_block_recipe``: training length against the block's training accuracy.
+
+    Raises
+    ------
+    ValueError
+        On construction: an unknown ``block`` preset, a ``draw`` not in :data:`BLOCK_DRAWS` or
+        the preset's draws, an ``F`` not in the preset's ``Fs``, a width ``m`` that is not a
+        positive integer, ``steps`` not an increasing tuple of positive integers, a bad
+        ``seeds`` or seed.
+    """
+
+    block: str  # the lm_block_capacity preset whose pairs, block and recipe are used
+    F: int
+    m: int
+    steps: tuple[int, ...]
+    draw: str = "deduplicated"
+    seeds: int = 3
+    seed: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.block not in LM_BLOCK_PRESETS:
+            raise ValueError(f"block must name an lm_block_capacity preset {sorted(LM_BLOCK_PRESETS)}; "
+                             f"got {self.block!r}")
+        cfg = LM_BLOCK_PRESETS[self.block]
+        if self.draw not in cfg.draws:
+            raise ValueError(f"draw must be one of the preset's draws {cfg.draws}; got {self.draw!r}")
+        if as_int(self.F, "F") not in cfg.Fs:
+            raise ValueError(f"F must be one of the preset's Fs {cfg.Fs}; got {self.F}")
+        positive_int("m", self.m)
+        if not isinstance(self.steps, tuple) or not self.steps:
+            raise ValueError(f"steps must be a non-empty tuple; got {self.steps!r}")
+        for n in self.steps:
+            positive_int("steps", n)
+        if list(self.steps) != sorted(set(self.steps)):
+            raise ValueError(f"steps must be increasing without repeats; got {self.steps}")
+        positive_int("seeds", self.seeds)
+        seed_int(self.seed)
+
+
+def recipe_points(config: LMBlockRecipeConfig) -> list[dict]:
+    """The grid ``{"rep": r, "steps": n}``, seed-major."""
+    return [{"rep": r, "steps": int(n)} for r in range(config.seeds) for n in config.steps]
+
+
+def recipe_point(config: LMBlockRecipeConfig, point: dict, device) -> dict:
+    """One block, trained for ``point["steps"]`` steps around the whitened MLP of width ``m``.
+
+    The facts, embeddings and MLP seed are those of the ``lm_block_capacity`` point
+    ``{"training": 0, "draw": draw, "F": F}`` of the named preset; the attention seed depends on
+    ``rep`` only, so the runs of one seed differ only in their length.
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (training accuracy, every key in the preset's ``contexts_per_key`` contexts),
+        ``mlp_accuracy`` (the MLP alone on the exact keys), ``noise_max``, ``noise_mean`` (the
+        attention noise ``||u - x_key||`` over the same contexts), ``final_loss``, ``m``, ``d``.
+    """
+    from assocmem.mlps.margins.decoding import accuracy as mlp_acc
+    from assocmem.mlps.transformer.noise import attention_noise
+
+    cfg = LM_BLOCK_PRESETS[config.block]
+    setup = block_setup(cfg, {"training": 0, "draw": config.draw, "F": int(config.F)})
+    task, facts, E, Y = setup["task"], setup["facts"], setup["embedding"], setup["output_embedding"]
+    d = int(E.shape[1])
+    seed = int(np.random.SeedSequence(point_seed(config, {"rep": point["rep"]})).generate_state(1)[0]) % 2**31
+    mcfg = TransformerConfig(d=d, attention_residual=cfg.attention_residual,
+                             freeze_value_output=not cfg.train_value_output, dtype=_DTYPES[cfg.dtype],
+                             device=device)
+    tcfg = TrainConfig(steps=int(point["steps"]), batch_size=cfg.batch_size, lr=cfg.lr,
+                       weight_decay=cfg.weight_decay, seed=seed)
+    mlp = build_mlp("whitened", facts, int(config.m), setup["seed_mlp"])
+    model = UntiedSSFRTransformer(mcfg, E, Y, mlp, task=task, seed=seed_stream(tcfg.seed, 0))
+    result = train_attention(model, task, identity_map(task), tcfg)
+    noise = attention_noise(model, task, cfg.contexts_per_key, setup["seed_eval"])
+    return {"accuracy": float(ssfr_accuracy(model, task, identity_map(task), cfg.contexts_per_key,
+                                            setup["seed_eval"])),
+            "mlp_accuracy": float(mlp_acc(mlp, facts)), "noise_max": float(noise.max()),
+            "noise_mean": float(noise.mean()), "final_loss": result.final_loss, "m": int(config.m), "d": d}
+
+
+LM_BLOCK_RECIPE_PRESETS = {
+    "quick": LMBlockRecipeConfig(block="quick", F=16, m=64, steps=(50, 100), seeds=2,
+                                 notes=("the quick block preset",)),
+    "cpu": LMBlockRecipeConfig(block="cpu", F=32, m=2048, steps=(300, 1200, 4800), seeds=3,
+                               notes=("lm_block_capacity's cpu block and recipe; its training-0 fact set at "
+                                      "F = 32, deduplicated; m = 2048, the top of its search",)),
+}
+
 register_sweep(
     "lm_block_capacity",
     config_type=LMBlockConfig,
@@ -293,4 +392,14 @@ register_sweep(
     run_point=block_point,
     description="smallest whitened MLP width at which an untied Transformer block on language-model "
                 "embeddings (residual, trained V/O) reaches 100 % SSFR training accuracy (seed 001, Fig. 14)",
+)
+
+register_sweep(
+    "lm_block_recipe",
+    config_type=LMBlockRecipeConfig,
+    presets=LM_BLOCK_RECIPE_PRESETS,
+    points=recipe_points,
+    run_point=recipe_point,
+    description="training accuracy and attention noise of the untied block on language-model embeddings "
+                "against the attention's training length (seed 001, Fig. 14)",
 )
