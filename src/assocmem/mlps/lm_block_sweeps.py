@@ -15,9 +15,12 @@ output table ``Y`` (one row per fact token) instead of the input table's fact ro
 (the RMSNorm before the attention, no positional encoding, the projections to the sphere, the
 training loop :func:`~assocmem.mlps.transformer.train_attention`) is the book's.
 
-``lm_block_capacity``  one search per ``(training, draw, F)``: training ``r`` captures the pairs of
-    ``fact_editing``'s training ``r`` (:func:`assocmem.mlps.lm_embedding_sweeps.sweep_pairs`)
-    and trains the attention with its own seed. A draw of ``F + V_J + 1`` pairs
+``lm_block_capacity``  one search per ``(training, draw, F)``: training ``r`` trains the attention
+    with its own seed (and its own MLP and evaluation seeds), always on the pairs of the language
+    model's training 0 (``fact_editing``'s training 0,
+    :func:`assocmem.mlps.lm_embedding_sweeps.sweep_pairs`: one language model, so that a CPU
+    affords the three attention trainings; ``lm_capacity`` and ``lm_dedup`` show the spread
+    between language-model trainings). A draw of ``F + V_J + 1`` pairs
     (:func:`~assocmem.mlps.lm_embeddings.sample_fact_set`: ``"uniform"``, the source's, or
     ``"deduplicated"``, no two keys and no two values at cosine above ``1 - twin_gap``) is shuffled;
     the first ``F`` are the facts (key token ``i`` has input embedding ``x_i``, its value token the
@@ -159,7 +162,7 @@ class LMBlockConfig:
     step: int = 4
     verify: int = 1
     dtype: str = "float64"
-    trainings: int = 1
+    trainings: int = 1  # attention trainings (seeds), all on the language model's training 0
     seed: int = 0
     notes: tuple[str, ...] = field(default=())
 
@@ -199,8 +202,9 @@ def block_points(config: LMBlockConfig) -> list[dict]:
 def block_setup(config: LMBlockConfig, point: dict) -> dict:
     """What one point draws before its search (so that a chapter or a test can rebuild it).
 
-    The pairs are drawn with a seed of ``(draw, F)`` alone (the same tokens' positions in every
-    training's corpus); the MLP, attention and evaluation seeds depend on the training too.
+    The pairs are those of the language model's training 0 whatever ``point["training"]``, drawn
+    with a seed of ``(draw, F)`` alone, so every training searches the same facts; the MLP,
+    attention and evaluation seeds depend on the training.
 
     Returns
     -------
@@ -214,7 +218,7 @@ def block_setup(config: LMBlockConfig, point: dict) -> dict:
     task = SSFRTask(num_facts=F, junk_vocab=config.junk_vocab, junk_length=config.junk_length)
     draw_seed, order_seed = np.random.SeedSequence(
         point_seed(config, {"draw": point["draw"], "F": F})).generate_state(2)
-    pairs = sweep_pairs(config.pairs, training=point["training"])
+    pairs = sweep_pairs(config.pairs, training=0)
     limit = None if point["draw"] == "uniform" else 1.0 - float(config.twin_gap)
     drawn = sample_fact_set(pairs, task.vocab_size, seed=int(draw_seed), max_cosine=limit)
     order = torch.from_numpy(np.random.default_rng(int(order_seed)).permutation(task.vocab_size))
