@@ -383,7 +383,7 @@ def recipe_point(config: LMBlockRecipeConfig, point: dict, device) -> dict:
 LM_BLOCK_RECIPE_PRESETS = {
     "quick": LMBlockRecipeConfig(block="quick", F=16, m=64, steps=(50, 100), seeds=2,
                                  notes=("the quick block preset",)),
-    "cpu": LMBlockRecipeConfig(block="cpu", F=32, m=2048, steps=(300, 1200, 4800), seeds=3,
+    "cpu": LMBlockRecipeConfig(block="cpu", F=32, m=2048, steps=(300, 1200), seeds=3,
                                notes=("lm_block_capacity's cpu block and recipe; its training-0 fact set at "
                                       "F = 32, deduplicated; m = 2048, the top of its search",)),
 }

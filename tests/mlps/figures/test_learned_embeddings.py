@@ -147,4 +147,14 @@ def test_block_capacity_refuses_bad_input():
     with pytest.raises(ValueError, match="unknown draw"):
         LF.block_capacity(rows.assign(draw="other"), top=1e6)
     with pytest.raises(ValueError, match="anchor"):
-        LF.block_capacity(rows.assign(found=False), top=1e6)
+        LF.block_capacity(rows.assign(found=False, found_mlp=False), top=1e6)
+
+
+def test_block_capacity_anchors_on_the_standalone_mlp_when_no_block_point_is_found():
+    fig = LF.block_capacity(_block_data().assign(found=False), top=1e6, label="toy")
+    try:
+        lines = {ln.get_label(): ln for ln in fig.axes[0].lines}
+        assert lines["F log F"].get_ydata()[0] == pytest.approx(5e3)  # uniform F = 32, alone
+        assert len(lines["toy, deduplicated: block"].get_xdata()) == 0
+    finally:
+        plt.close(fig)

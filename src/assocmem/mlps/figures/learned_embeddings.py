@@ -192,7 +192,8 @@ def block_capacity(rows: pd.DataFrame, top: float, label: str = "book LM") -> pl
     -------
     matplotlib.figure.Figure
         One log-log axes (F on base 2) and a dashed ``F log F`` line through the first found
-        block point. Mirrors source 001's Fig. 14.
+        block point (the first found standalone point when no block search found a width).
+        Mirrors source 001's Fig. 14.
 
     Raises
     ------
@@ -200,7 +201,7 @@ def block_capacity(rows: pd.DataFrame, top: float, label: str = "book LM") -> pl
         If ``rows`` is not a DataFrame.
     ValueError
         If a column is missing, ``top`` is not a positive finite number, a draw is unknown, or
-        no block search found a width (nothing to anchor the F log F line on).
+        no search, block or standalone, found a width (nothing to anchor the F log F line on).
     """
     _need(rows, ("draw", "F", "W", "found", "W_mlp", "found_mlp"), "rows")
     if not np.isfinite(top) or top <= 0:
@@ -210,8 +211,10 @@ def block_capacity(rows: pd.DataFrame, top: float, label: str = "book LM") -> pl
     if unknown:
         raise ValueError(f"unknown draw(s) {unknown}; expected names from {sorted(known)}")
     anchor = rows[rows.found.astype(bool)].sort_values("F")
+    if anchor.empty:  # no block point: anchor on the standalone MLP
+        anchor = rows[rows.found_mlp.astype(bool)].sort_values("F").assign(W=lambda f: f.W_mlp)
     if anchor.empty:
-        raise ValueError("no block search found a width: nothing to anchor the F log F line on")
+        raise ValueError("no search found a width: nothing to anchor the F log F line on")
     fig, ax = plt.subplots(figsize=(6.2, 3.8))
     for draw, name in CAPACITY_DRAWS:
         g = rows[rows.draw == draw]
