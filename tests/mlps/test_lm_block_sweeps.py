@@ -169,3 +169,13 @@ def test_recipe_config_refuses(kwargs, match):
     base = dict(block="quick", F=16, m=64, steps=(50, 100), seeds=2)
     with pytest.raises(ValueError, match=match):
         B.LMBlockRecipeConfig(**{**base, **kwargs})
+
+
+def test_committed_recipe_results_match_the_preset():
+    cfg = B.LM_BLOCK_RECIPE_PRESETS["cpu"]
+    frame = load_results("lm_block_recipe", "cpu", config=config_to_json(cfg))
+    assert len(frame) == len(B.recipe_points(cfg)) == cfg.seeds * len(cfg.steps)
+    for p in B.recipe_points(cfg):
+        row = frame[(frame.rep == p["rep"]) & (frame.steps == p["steps"])]
+        assert len(row) == 1 and int(row.seed.iloc[0]) == point_seed(cfg, p)
+    assert (frame.mlp_accuracy == 1.0).all() and (frame.noise_max <= 2.0).all()
