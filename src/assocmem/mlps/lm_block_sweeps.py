@@ -57,10 +57,13 @@ import torch
 from torch.nn import functional as Fn
 
 from assocmem._checks import as_bool, as_int, as_real, positive_int, seed_int
-from assocmem.mlps.capacity_sweeps import capacity_search
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.lm_embeddings.twins import near_twin_stats
-from assocmem.mlps.lm_embedding_sweeps import _check_grid, _check_pairs_spec, _check_trainings, sweep_pairs
+# module imports, not names: this module may be imported while lm_embedding_sweeps or
+# capacity_sweeps is still initialising (the registry imports every sweep module)
+import assocmem.mlps.capacity_sweeps as CS
+import assocmem.mlps.lm_embedding_sweeps as LS
+from assocmem.mlps.lm_embeddings.specs import check_grid, check_pairs_spec, check_trainings
 from assocmem.mlps.lm_embeddings import sample_fact_set
 from assocmem.mlps.transformer.evaluation import ssfr_accuracy
 from assocmem.mlps.transformer.insertion import build_mlp
@@ -167,8 +170,8 @@ class LMBlockConfig:
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        _check_pairs_spec(self.pairs)
-        _check_grid("Fs", self.Fs)
+        check_pairs_spec(self.pairs)
+        check_grid("Fs", self.Fs)
         if not isinstance(self.draws, tuple) or not self.draws or len(set(self.draws)) != len(self.draws) \
                 or any(d not in BLOCK_DRAWS for d in self.draws):
             raise ValueError(f"draws must be distinct names from {BLOCK_DRAWS}; got {self.draws!r}")
@@ -189,7 +192,7 @@ class LMBlockConfig:
         as_int(self.verify, "verify", minimum=0)
         if self.dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {sorted(_DTYPES)}; got {self.dtype!r}")
-        _check_trainings(self.pairs, self.trainings)
+        check_trainings(self.pairs, self.trainings)
         seed_int(self.seed)
 
 
@@ -218,7 +221,7 @@ def block_setup(config: LMBlockConfig, point: dict) -> dict:
     task = SSFRTask(num_facts=F, junk_vocab=config.junk_vocab, junk_length=config.junk_length)
     draw_seed, order_seed = np.random.SeedSequence(
         point_seed(config, {"draw": point["draw"], "F": F})).generate_state(2)
-    pairs = sweep_pairs(config.pairs, training=0)
+    pairs = LS.sweep_pairs(config.pairs, training=0)
     limit = None if point["draw"] == "uniform" else 1.0 - float(config.twin_gap)
     drawn = sample_fact_set(pairs, task.vocab_size, seed=int(draw_seed), max_cosine=limit)
     order = torch.from_numpy(np.random.default_rng(int(order_seed)).permutation(task.vocab_size))
@@ -266,7 +269,7 @@ def block_point(config: LMBlockConfig, point: dict, device) -> dict:
     k_lo, k_hi = max(1, -(-config.lo // config.step)), config.hi // config.step
     res = smallest_width(evaluate, lo=k_lo, hi=k_hi, target=config.target, verify=config.verify)
     m = None if res.m is None else res.m * config.step
-    alone = capacity_search(facts, "whitened", setup["seed_mlp"], lo=1, hi=config.hi, verify=2,
+    alone = CS.capacity_search(facts, "whitened", setup["seed_mlp"], lo=1, hi=config.hi, verify=2,
                             target=config.target)
     row = {"m": m, "W": None if m is None else 3 * m * d, "found": res.found,
            "accuracy": float("nan") if m is None else cache[m], "best_accuracy": max(cache.values()),

@@ -39,13 +39,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from assocmem._checks import as_int, as_real, positive_int, seed_int
-from assocmem.mlps.capacity_sweeps import capacity_search, search_columns
-from assocmem.mlps.lm_embedding_sweeps import (
-    _check_grid,
-    _check_pairs_spec,
-    _check_trainings,
-    sweep_pairs,
-)
+# module imports, not names: this module may be imported while lm_embedding_sweeps or
+# capacity_sweeps is still initialising (the registry imports every sweep module)
+import assocmem.mlps.capacity_sweeps as CS
+import assocmem.mlps.lm_embedding_sweeps as LS
+from assocmem.mlps.lm_embeddings.specs import check_grid, check_pairs_spec, check_trainings
 from assocmem.mlps.lm_embeddings import sample_fact_set
 from assocmem.mlps.lm_embeddings.twins import near_twin_stats
 from assocmem.mlps.margin_sweeps.points import sub_seeds
@@ -95,8 +93,8 @@ class LMDedupConfig:
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        _check_pairs_spec(self.pairs)
-        _check_grid("Fs", self.Fs)
+        check_pairs_spec(self.pairs)
+        check_grid("Fs", self.Fs)
         for name, draws in (("draws", self.draws), ("search_draws", self.search_draws)):
             if not isinstance(draws, tuple) or len(set(draws)) != len(draws) \
                     or any(d not in DEDUP_DRAWS for d in draws):
@@ -117,7 +115,7 @@ class LMDedupConfig:
         if as_int(self.hi, "hi", minimum=1) < lo:
             raise ValueError(f"hi must be >= lo; got lo={self.lo}, hi={self.hi}")
         as_int(self.verify, "verify", minimum=0)
-        _check_trainings(self.pairs, self.trainings)
+        check_trainings(self.pairs, self.trainings)
         seed_int(self.seed)
 
 
@@ -160,7 +158,7 @@ def dedup_point(config: LMDedupConfig, point: dict, device) -> dict:
     """
     base = {k: point[k] for k in ("draw", "F", "rep")}
     facts_seed, weight_seed = sub_seeds(point_seed(config, base), 2)
-    pairs = sweep_pairs(config.pairs, training=point["training"])
+    pairs = LS.sweep_pairs(config.pairs, training=point["training"])
     limit = draw_limit(config, point["draw"])
     facts = sample_fact_set(pairs, point["F"], seed=facts_seed, max_cosine=limit)
     d = int(facts.keys.shape[1])
@@ -168,9 +166,9 @@ def dedup_point(config: LMDedupConfig, point: dict, device) -> dict:
     searched = point["draw"] in config.search_draws
     row["searched"] = searched
     if searched:
-        res = capacity_search(facts.to(device), "whitened", weight_seed, lo=config.lo, hi=config.hi,
+        res = CS.capacity_search(facts.to(device), "whitened", weight_seed, lo=config.lo, hi=config.hi,
                               verify=config.verify, target=config.target)
-        row.update(search_columns(res, d))
+        row.update(CS.search_columns(res, d))
     else:
         row.update(dict.fromkeys(_SEARCH_KEYS))
     row.update(method="whitened", geometry="lm", d=d, target=float(config.target),
