@@ -37,7 +37,8 @@ PENDING_CLEAN_RERUN: set[str] = set()
 TRAINED = {"fact_editing": "training", "lm_pairs": "training", "lm_margin": "training",
            "lm_capacity": "training", "transformer_usability": "rep", "attention_noise": "rep",
            "transformer_capacity": "rep", "trained_recall": "replicate", "memory_table": "training",
-           "capacity": "training", "capacity_more": "training"}
+           "capacity": "training", "capacity_more": "training", "lm_dedup": "training",
+           "lm_block_capacity": "training", "lm_block_recipe": "rep"}
 #: Sweeps that store trained and untrained results side by side: the rows whose trainings count
 #: (memory_table: the memories that come out of training, the GD MLP; capacity and capacity_more:
 #: the GD searches; the other memories are built once). A preset with no such rows (the quick

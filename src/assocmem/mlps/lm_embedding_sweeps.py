@@ -70,6 +70,9 @@ from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.devices import torch_threads
 from assocmem.mlps.capacity_sweeps import capacity_search, search_columns
 from assocmem.mlps.lm_embeddings import EmbeddingPairs, capture_editing_lm, load_pairs, sample_fact_set
+from assocmem.mlps.lm_embeddings.specs import check_grid as _check_grid
+from assocmem.mlps.lm_embeddings.specs import check_pairs_spec as _check_pairs_spec
+from assocmem.mlps.lm_embeddings.specs import check_trainings as _check_trainings
 from assocmem.mlps.margin_sweeps.points import statistics_row, sub_seeds
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
@@ -102,16 +105,6 @@ _EDITING_PREFIX = "editing_lm:"
 _PAIRS_CACHE: dict[tuple, EmbeddingPairs] = {}
 
 
-def _check_pairs_spec(spec) -> str:
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"pairs must be 'editing_lm:<preset>:<expert>' or a .npz path; got {spec!r}")
-    if spec.startswith(_EDITING_PREFIX):
-        parts = spec.split(":")
-        if len(parts) != 3 or not all(p.strip() for p in parts):
-            raise ValueError(f"pairs must be 'editing_lm:<preset>:<expert>'; got {spec!r}")
-    return spec
-
-
 def _check_draws(draws, max_cosine) -> None:
     if not isinstance(draws, tuple) or not draws or any(d not in DRAWS for d in draws) \
             or len(set(draws)) != len(draws):
@@ -119,29 +112,6 @@ def _check_draws(draws, max_cosine) -> None:
     limit = as_real(max_cosine, "max_cosine", minimum=-1.0, maximum=1.0)
     if not -1.0 < limit < 1.0:
         raise ValueError(f"max_cosine must lie in (-1, 1); got {max_cosine}")
-
-
-def _check_trainings(spec: str, trainings) -> None:
-    n = positive_int("trainings", trainings)
-    if n > 1 and not spec.startswith(_EDITING_PREFIX):
-        raise ValueError(f"trainings must be 1 for pairs read from a file (one model's pairs); got {n}")
-    if spec.startswith(_EDITING_PREFIX):
-        from assocmem._checks import lookup
-        from assocmem.mlps.editing_sweeps import FACT_EDITING_PRESETS
-
-        preset = spec.split(":")[1]
-        available = lookup(FACT_EDITING_PRESETS, preset).trainings
-        if n > available:
-            raise ValueError(f"trainings must be at most the {available} of fact_editing's {preset!r} preset; got {n}")
-
-
-def _check_grid(name: str, values) -> None:
-    if not isinstance(values, tuple) or not values:
-        raise ValueError(f"{name} must be a non-empty tuple; got {values!r}")
-    for v in values:
-        as_int(v, name, minimum=2)
-    if list(values) != sorted(set(values)):
-        raise ValueError(f"{name} must be increasing without repeats; got {values}")
 
 
 @dataclass(frozen=True)

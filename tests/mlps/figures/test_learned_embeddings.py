@@ -96,3 +96,65 @@ def test_capacity_refuses_bad_input():
         LF.capacity(cap, ref, top=-1.0)
     with pytest.raises(ValueError, match="anchor"):
         LF.capacity(cap.assign(found=False), ref.iloc[0:0], top=1e6)
+
+
+def test_capacity_draws_the_deduplicated_draw_when_present():
+    cap, ref = _capacity_data()
+    extra = pd.DataFrame({"draw": ["deduplicated"], "F": [256], "W": [3e4], "found": [True]})
+    fig = LF.capacity(pd.concat([cap, extra], ignore_index=True), ref, top=1e6, label="toy")
+    try:
+        lines = {ln.get_label(): ln for ln in fig.axes[0].lines}
+        np.testing.assert_allclose(lines["toy, deduplicated"].get_ydata(), [3e4])
+    finally:
+        plt.close(fig)
+    fig = LF.capacity(cap, ref, top=1e6, label="toy")
+    try:
+        assert "toy, deduplicated" not in {ln.get_label() for ln in fig.axes[0].lines}
+    finally:
+        plt.close(fig)
+
+
+def _block_data():
+    return pd.DataFrame({"draw": ["uniform", "uniform", "deduplicated", "deduplicated"],
+                         "F": [32, 64, 32, 64], "W": [np.nan, np.nan, 6e3, 1.4e4],
+                         "found": [False, False, True, True], "W_mlp": [5e3, np.nan, 4e3, 9e3],
+                         "found_mlp": [True, False, True, True]})
+
+
+def test_block_capacity_draws_block_and_standalone_searches():
+    fig = LF.block_capacity(_block_data(), top=1e6, label="toy")
+    try:
+        (ax,) = fig.axes
+        lines = {ln.get_label(): ln for ln in ax.lines}
+        np.testing.assert_allclose(lines["toy, deduplicated: block"].get_ydata(), [6e3, 1.4e4])
+        np.testing.assert_allclose(lines["toy, deduplicated: MLP alone"].get_ydata(), [4e3, 9e3])
+        np.testing.assert_allclose(lines["toy, uniform: MLP alone"].get_ydata(), [5e3])
+        crosses = [ln for ln in ax.lines if ln.get_marker() == "x" and len(ln.get_xdata())]
+        np.testing.assert_allclose(crosses[0].get_xdata(), [32, 64])
+        np.testing.assert_allclose(crosses[0].get_ydata(), [1e6, 1e6])
+        assert lines["F log F"].get_ydata()[0] == pytest.approx(6e3)
+        assert ax.get_yscale() == "log" and ax.get_ylabel() == "parameters W = 3md"
+    finally:
+        plt.close(fig)
+
+
+def test_block_capacity_refuses_bad_input():
+    rows = _block_data()
+    with pytest.raises(ValueError, match="W_mlp"):
+        LF.block_capacity(rows.drop(columns="W_mlp"), top=1e6)
+    with pytest.raises(ValueError, match="top"):
+        LF.block_capacity(rows, top=0.0)
+    with pytest.raises(ValueError, match="unknown draw"):
+        LF.block_capacity(rows.assign(draw="other"), top=1e6)
+    with pytest.raises(ValueError, match="anchor"):
+        LF.block_capacity(rows.assign(found=False, found_mlp=False), top=1e6)
+
+
+def test_block_capacity_anchors_on_the_standalone_mlp_when_no_block_point_is_found():
+    fig = LF.block_capacity(_block_data().assign(found=False), top=1e6, label="toy")
+    try:
+        lines = {ln.get_label(): ln for ln in fig.axes[0].lines}
+        assert lines["F log F"].get_ydata()[0] == pytest.approx(5e3)  # uniform F = 32, alone
+        assert len(lines["toy, deduplicated: block"].get_xdata()) == 0
+    finally:
+        plt.close(fig)

@@ -2,7 +2,9 @@
 
 :func:`margins` draws the minimum margin against the number of facts with the fitted bounds
 (source 001, App. A.5.3, Fig. 12); :func:`capacity` draws the smallest whitened MLP that recalls
-98 % of the facts beside chapter 13's searches on random keys (Fig. 13).
+98 % of the facts beside chapter 13's searches on random keys (Fig. 13); :func:`block_capacity`
+draws the smallest whitened MLP at which a Transformer block on the same activations reaches 100 %
+training accuracy, beside the standalone MLP (Fig. 14).
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import pandas as pd
 from assocmem.plotting import color
 from assocmem.plotting import require_frame as _need
 
-__all__ = ["DRAWS", "capacity", "margins"]
+__all__ = ["DRAWS", "CAPACITY_DRAWS", "block_capacity", "capacity", "margins"]
 
 #: The two ways of drawing fact sets from the captured pairs, and their colours.
 DRAWS = (("uniform", "blue"), ("separated", "orange"))
+#: The capacity figures' draws: those two and the deduplicated draw (no near-twins).
+CAPACITY_DRAWS = (*DRAWS, ("deduplicated", "green"))
 _BOUNDS = (("eq. 44", "-"), ("eq. 9", "--"))
 
 
@@ -100,9 +104,9 @@ def capacity(cap_rows: pd.DataFrame, reference: pd.DataFrame, top: float,
     Parameters
     ----------
     cap_rows : DataFrame
-        Our searches: columns ``draw`` (``"uniform"``/``"separated"``), ``F``, ``W`` and
-        ``found`` (whether a width was found). Found searches are filled circles; the others
-        crosses at ``top``.
+        Our searches: columns ``draw`` (a name of :data:`CAPACITY_DRAWS`; the draws present are
+        drawn), ``F``, ``W`` and ``found`` (whether a width was found). Found searches are
+        filled circles; the others crosses at ``top``.
     reference : DataFrame
         Chapter 13's whitened searches on random keys: columns ``geometry``
         (``"isotropic"``/``"anisotropic"``), ``F``, ``W``, ``found``; open squares
@@ -134,9 +138,11 @@ def capacity(cap_rows: pd.DataFrame, reference: pd.DataFrame, top: float,
     if not np.isfinite(top) or top <= 0:
         raise ValueError(f"top must be a positive finite number, got {top!r}")
     fig, ax = plt.subplots(figsize=(6.2, 3.8))
-    for draw, name in DRAWS:
+    for draw, name in CAPACITY_DRAWS:
         c = color(name)
         g = cap_rows[cap_rows.draw == draw]
+        if g.empty:
+            continue
         ok = g[g.found.astype(bool)]
         ax.plot(ok.F, ok.W, "o", color=c, ms=4, label=f"{label}, {draw}")
         miss = g[~g.found.astype(bool)]
@@ -156,6 +162,74 @@ def capacity(cap_rows: pd.DataFrame, reference: pd.DataFrame, top: float,
     anchor = anchor.iloc[0]
     Fg = np.geomspace(cap_rows.F.min(), cap_rows.F.max(), 50)
     scale = float(anchor.W) / (anchor.F * np.log(anchor.F))
+    ax.plot(Fg, scale * Fg * np.log(Fg), "k--", lw=0.8, label="F log F")
+    ax.axhline(top, color="grey", lw=0.5, ls=":")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("facts F")
+    ax.set_ylabel("parameters W = 3md")
+    ax.legend(fontsize=7, loc="upper left")
+    return fig
+
+
+def block_capacity(rows: pd.DataFrame, top: float, label: str = "book LM") -> plt.Figure:
+    """Smallest whitened MLP (``W = 3 m d``) at which a Transformer block reaches 100 % training
+    accuracy on language-model facts, beside the standalone MLP on the same facts.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        One search per row: columns ``draw`` (a name of :data:`CAPACITY_DRAWS`), ``F``, ``W``,
+        ``found`` (the block's search), ``W_mlp`` and ``found_mlp`` (the standalone MLP's).
+        Block searches are filled circles, standalone ones open circles of the same colour;
+        a search with no width is a cross (block) or a plus (standalone) at ``top``.
+    top : float
+        Where a search with no width is drawn, with a dotted line.
+    label : str
+        The name of our fact sets in the legend.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One log-log axes (F on base 2) and a dashed ``F log F`` line through the first found
+        block point (the first found standalone point when no block search found a width).
+        Mirrors source 001's Fig. 14.
+
+    Raises
+    ------
+    TypeError
+        If ``rows`` is not a DataFrame.
+    ValueError
+        If a column is missing, ``top`` is not a positive finite number, a draw is unknown, or
+        no search, block or standalone, found a width (nothing to anchor the F log F line on).
+    """
+    _need(rows, ("draw", "F", "W", "found", "W_mlp", "found_mlp"), "rows")
+    if not np.isfinite(top) or top <= 0:
+        raise ValueError(f"top must be a positive finite number, got {top!r}")
+    known = dict(CAPACITY_DRAWS)
+    unknown = sorted(set(rows.draw) - set(known))
+    if unknown:
+        raise ValueError(f"unknown draw(s) {unknown}; expected names from {sorted(known)}")
+    anchor = rows[rows.found.astype(bool)].sort_values("F")
+    if anchor.empty:  # no block point: anchor on the standalone MLP
+        anchor = rows[rows.found_mlp.astype(bool)].sort_values("F").assign(W=lambda f: f.W_mlp)
+    if anchor.empty:
+        raise ValueError("no search found a width: nothing to anchor the F log F line on")
+    fig, ax = plt.subplots(figsize=(6.2, 3.8))
+    for draw, name in CAPACITY_DRAWS:
+        g = rows[rows.draw == draw]
+        if g.empty:
+            continue
+        c = color(name)
+        for found, W, mfc, miss, who in (("found", "W", c, "x", "block"),
+                                         ("found_mlp", "W_mlp", "none", "+", "MLP alone")):
+            ok = g[g[found].astype(bool)]
+            ax.plot(ok.F, ok[W], "o", color=c, mfc=mfc, ms=4, label=f"{label}, {draw}: {who}")
+            bad = g[~g[found].astype(bool)]
+            ax.plot(bad.F, np.full(len(bad), top), miss, color=c, ms=7)
+    a = anchor.iloc[0]
+    Fg = np.geomspace(rows.F.min(), rows.F.max(), 50)
+    scale = float(a.W) / (a.F * np.log(a.F))
     ax.plot(Fg, scale * Fg * np.log(Fg), "k--", lw=0.8, label="F log F")
     ax.axhline(top, color="grey", lw=0.5, ls=":")
     ax.set_xscale("log", base=2)
