@@ -64,3 +64,31 @@ def test_bad_rows_fail_the_point_but_keep_what_is_stored(tmp_path):
 
 def _bad_rows_point(config, point, device):
     return {"value": 1} if point["i"] == 0 else {"i": 5}
+
+
+def test_an_untracked_module_in_the_package_makes_the_tree_dirty(tmp_path):
+    import subprocess
+
+    from assocmem.sweeps.engine import _git_state
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    package = tmp_path / "src" / "pkg"
+    package.mkdir(parents=True)
+    (package / "a.py").write_text("A = 1\n")
+    git("add", ".")
+    git("commit", "-qm", "one")
+    assert _git_state(package)["dirty"] is False
+    (tmp_path / "results.csv").write_text("x\n")  # a result being written: not code
+    assert _git_state(package)["dirty"] is False
+    (package / "new_sweeps.py").write_text("B = 2\n")  # code the commit does not hold
+    state = _git_state(package)
+    assert state["dirty"] is True and len(state["commit"]) == 40
+    (package / "new_sweeps.py").unlink()
+    (package / "a.py").write_text("A = 2\n")  # a tracked change
+    assert _git_state(package)["dirty"] is True
+    assert _git_state(tmp_path.parent / "not-a-repo-here") == {"commit": None, "dirty": None}

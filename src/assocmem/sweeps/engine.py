@@ -78,15 +78,35 @@ def _now() -> str:
 @functools.lru_cache(maxsize=1)
 def _git() -> dict:
     """Commit and dirty flag of the repository holding this package (None outside one)."""
-    here = Path(__file__).resolve().parent
+    return _git_state(Path(__file__).resolve().parent.parent)
 
+
+def _git_state(package: Path) -> dict:
+    """Commit and dirty flag of the git repository holding the folder ``package``.
+
+    Dirty means a tracked file differs from the commit, or an untracked (not ignored) file lies
+    inside ``package``: a new module a sweep imports is code the commit does not hold. Untracked
+    files elsewhere in the repository (results being written) do not count.
+
+    Parameters
+    ----------
+    package : pathlib.Path
+        A folder inside the repository (the library's package folder).
+
+    Returns
+    -------
+    dict
+        ``{"commit": str or None, "dirty": bool or None}``; both None outside a repository or
+        without git.
+    """
     def git(*args):
-        cmd = ["git", "-C", str(here), *args]
+        cmd = ["git", "-C", str(package), *args]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=20, check=True).stdout
 
     try:
         commit = git("rev-parse", "HEAD").strip()
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no").strip())
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no").strip()
+                     or git("status", "--porcelain", "--untracked-files=all", "--", ".").strip())
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}
