@@ -641,8 +641,9 @@ class EditingMomentsConfig:
     estimate the moment from generic text instead; here it is
     :func:`~assocmem.mlps.editing.residuals.corpus_key_moment` (every non-author position of the
     training sentences). Each point retrains the base model of the same ``fact_editing`` point
-    (its seeds, :func:`point_base_model`), draws the same edits and runs every weight-editor
-    setting of that preset's grid; swapping does not use a moment and is not rerun.
+    (its seeds, :func:`point_base_model`; another machine's rounding makes it a sibling
+    training), draws the same edits and runs every weight-editor setting of that preset's grid;
+    swapping does not use a moment and is not rerun.
 
     Attributes
     ----------
@@ -710,9 +711,10 @@ def editing_moments_point(config: EditingMomentsConfig, point: dict, device) -> 
     Returns
     -------
     list of dict
-        ``fact_editing``'s columns plus ``moment`` (``"corpus"``): the ``base`` row (the same
-        model as ``fact_editing``'s, up to the machine's rounding: its accuracies say so), then
-        per fraction one row per weight-editor setting (no ``swap`` row).
+        ``fact_editing``'s columns plus ``moment`` (``"corpus"``): the ``base`` row (the model
+        retrained from ``fact_editing``'s seeds: the same model where the arithmetic is the same,
+        a sibling training where the rounding differs; its accuracies say how far), then per
+        fraction one row per weight-editor setting (no ``swap`` row).
     """
     from assocmem.mlps import editing as E
 
