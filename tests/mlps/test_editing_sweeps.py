@@ -109,9 +109,10 @@ def test_rerun_agreement_fails_on_a_changed_result():
         S.rerun_agreement(live, stored[stored.training < 2], cfg)
 
 
-def test_committed_cpu_results_match_the_preset():
-    cfg = S.FACT_EDITING_PRESETS["cpu"]
-    frame = load_results("fact_editing", "cpu", config=config_to_json(cfg))
+@pytest.mark.parametrize("preset", ["cpu", "cpu_dd"])
+def test_committed_cpu_results_match_the_preset(preset):
+    cfg = S.FACT_EDITING_PRESETS[preset]
+    frame = load_results("fact_editing", preset, config=config_to_json(cfg))
     grid = S.fact_editing_points(cfg)
     cols = ["expert", "m", "training"]
     assert sorted(map(str, frame[cols].drop_duplicates().to_dict("records"))) == sorted(
@@ -121,7 +122,8 @@ def test_committed_cpu_results_match_the_preset():
         assert (got == point_seed(cfg, p)).all()
     edited = frame[frame.expert.isin(S.EDIT_EXPERTS)]
     per = len(S.editor_settings(cfg)) + 1  # every setting and the swap, per fraction
-    assert len(edited) == len(S.EDIT_EXPERTS) * cfg.trainings * (1 + per * len(cfg.fractions))
+    n_edited = sum(e in S.EDIT_EXPERTS for e, _ in cfg.experts)
+    assert n_edited and len(edited) == n_edited * cfg.trainings * (1 + per * len(cfg.fractions))
     best = S.best_rows(frame)
     assert set(best.groupby(["expert", "fraction"]).editor.apply(frozenset)) <= {
         frozenset({"swap", "rome", "memit", "alphaedit"}), frozenset({"swap", "rome", "memit"}),
@@ -149,3 +151,48 @@ def test_fact_editing_calibration_runs_on_the_stored_quick_rows():
                                     get_sweep("fact_editing").config("quick"))
     assert set(out["rows of"]) == {"edits", "base"}
     assert (out["values"] > 0).all() and (out["outside"] <= out["values"]).all()
+
+
+def test_editing_moments_presets_point_at_fact_editing_points():
+    sweep = get_sweep("editing_moments")
+    assert {"quick", "cpu", "paper"} <= set(sweep.presets)
+    for name, cfg in S.EDITING_MOMENTS_PRESETS.items():
+        base = S.FACT_EDITING_PRESETS[cfg.base_preset]
+        assert set(cfg.experts) <= set(base.experts) and cfg.trainings <= base.trainings
+    with pytest.raises(ValueError, match="base_preset"):
+        S.EditingMomentsConfig(base_preset="huge", experts=(("gd_mse", 32),))
+    with pytest.raises(ValueError, match="edited experts"):
+        S.EditingMomentsConfig(base_preset="quick", experts=(("gd_ce", 32),))
+    with pytest.raises(ValueError, match="trainings"):
+        S.EditingMomentsConfig(base_preset="quick", experts=(("gd_mse", 32),), trainings=4)
+
+
+def test_editing_moments_rows_edit_the_fact_editing_model_with_the_corpus_moment():
+    """The stored quick rows: the same base models as fact_editing's quick point (identical
+    accuracies, the same seeds) and every editor setting once per fraction, all with the
+    corpus moment; with_moments labels the two sweeps' rows apart."""
+    cfg = S.EDITING_MOMENTS_PRESETS["quick"]
+    mom = load_results("editing_moments", "quick", config=config_to_json(cfg))
+    ed = load_results("fact_editing", "quick")
+    ed = ed[ed.expert == "gd_mse"]
+    base_cols = ["training", "mlp_accuracy", "lm_accuracy", "lm_accuracy_all"]
+    a = mom[mom.editor == "base"][base_cols].sort_values("training").reset_index(drop=True)
+    b = ed[ed.editor == "base"][base_cols].sort_values("training").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b, atol=0.05)  # one sample: the same model up to rounding
+    base_cfg = S.FACT_EDITING_PRESETS["quick"]
+    per = len(S.editor_settings(base_cfg)) * len(base_cfg.fractions)
+    assert len(mom) == cfg.trainings * (1 + per) and set(mom.moment) == {"corpus"}
+    both = S.with_moments(ed, mom)
+    assert set(both.moment) == {"none", "facts", "corpus"}
+    assert set(S.best_rows(both, "corpus").editor) <= {"swap", "rome", "memit", "alphaedit"}
+    assert set(S.best_rows(both, "corpus").moment) <= {"none", "corpus"}
+    with pytest.raises(ValueError, match="moment"):
+        S.best_rows(both, "oracle")
+
+
+def test_committed_editing_moments_cpu_results_match_the_preset():
+    cfg = S.EDITING_MOMENTS_PRESETS["cpu"]
+    frame = load_results("editing_moments", "cpu", config=config_to_json(cfg))
+    base_cfg = S.FACT_EDITING_PRESETS[cfg.base_preset]
+    per = len(S.editor_settings(base_cfg)) * len(base_cfg.fractions)
+    assert len(frame) == len(cfg.experts) * cfg.trainings * (1 + per)

@@ -48,14 +48,18 @@ from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 
-__all__ = ["FactEditingConfig", "FACT_EDITING_PRESETS", "EDIT_EXPERTS", "PAPER_TABLE1", "TABLE1_COLUMNS",
+__all__ = ["FactEditingConfig", "KEY_MOMENTS", "FACT_EDITING_PRESETS", "EDIT_EXPERTS", "PAPER_TABLE1", "TABLE1_COLUMNS",
            "fact_editing_points", "fact_editing_point", "point_base_model", "editor_settings", "best_rows", "table1",
            "table1_over_trainings",
-           "RERUN_KEYS", "rerun_agreement", "leave_one_training_out"]
+           "RERUN_KEYS", "rerun_agreement", "leave_one_training_out", "EditingMomentsConfig",
+           "EDITING_MOMENTS_PRESETS", "editing_moments_points", "editing_moments_point", "with_moments"]
 
 #: Experts that are edited (the others get a base row only).
 EDIT_EXPERTS = ("gd_mse", "data_dependent")
 _EXPERTS = ("gd_mse", "gd_ce", "data_dependent")
+#: The weight editors' preserved-key moments: the oracle one of the preserved facts' own prompts
+#: (``fact_editing``) and the corpus one (``editing_moments``); see :func:`with_moments`.
+KEY_MOMENTS = ("facts", "corpus")
 _DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
@@ -164,6 +168,15 @@ FACT_EDITING_PRESETS = {
                "the preserved-key moment it weights is an average whose per-direction size is about "
                "1/h of a key's, so the source's 150 at h = 512 weighs as about 40 does at h = 128; three "
                "trainings per expert (the source reports one)",)),
+    "cpu_dd": FactEditingConfig(
+        num_facts=1024, d=64, experts=(("data_dependent", 512),),
+        lm_steps=4000, batch_size=32, lr=2e-3, expert_epochs=3000, expert_lr=1e-2,
+        memit_lam=(0.05, 0.15, 0.5, 1.5, 5.0, 15.0, 50.0, 150.0),
+        alphaedit_rel_tol=(1e-2, 1e-1, 3e-1, 0.5, 0.7, 0.9, 0.97),
+        notes=(_CPU_NOTE + "the cpu preset's scale and grids, with the data-dependent expert widened, "
+               "as the source widens it, until the model around it is near-perfect (>= 0.99 on the "
+               "trained templates): at h = 256 (the source's 48 parameters per fact; the cpu preset) "
+               "it is not, so h = 512 (source: 1024), 96 parameters per fact",)),
     "paper": FactEditingConfig(
         num_facts=16384, d=256, experts=(("gd_mse", 512), ("data_dependent", 1024), ("gd_ce", 512)),
         memit_steps=(25, 100), rome_steps=(10, 100)),
@@ -331,37 +344,46 @@ def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[d
         metrics, unseen = ev.metrics(swapped)
         rows.append(_row("swap", fraction, None, metrics, unseen, n_edits=n, **base))
         preserved = E.prompt_keys(model, corpus, assignment.preserved)
-        cache: dict = {}
-        group, models = [], []
-        for s in settings:
-            rc = E.ResidualConfig(steps=s["steps"], lr=s["lr"], clip_norm=s["clip_norm"] or None,
-                                  weight_decay=s["rwd"], early_stopping_loss=s["early_stop"] or None)
-            if rc not in cache:
-                cache[rc] = E.learn_residuals(model, corpus, assignment.altered, assignment.new_authors, rc)
-            targets = cache[rc]
-            kw = {"lam": s["lam"]} if s["editor"] == "memit" else (
-                {"rel_tol": s["rel_tol"]} if s["editor"] == "alphaedit" else {})
-            try:
-                edited = E.weight_edit(model, s["editor"], targets, preserved, **kw)
-            except ValueError:
-                group.append(_row(s["editor"], fraction, s, n_edits=n, failed=True, **base))
-                models.append(None)
-                continue
-            metrics, unseen = ev.metrics(edited, r_nf=False)
-            group.append(_row(s["editor"], fraction, s, metrics, unseen, n_edits=n,
-                              residual_loss_max=float(targets.final_loss.max()), **base))
-            models.append(edited)
-        for editor in ("rome", "memit", "alphaedit"):
-            ok = [i for i, r in enumerate(group) if r["editor"] == editor and not r["failed"]]
-            if ok:
-                best = max(ok, key=lambda i: group[i]["score"])  # the first of equal scores
-                group[best]["best"] = True
-                group[best]["r_nf"] = ev.metrics(models[best])[0].r_nf
-        rows.extend(group)
+        rows.extend(_editor_rows(model, corpus, ev, assignment, settings, preserved, fraction, base))
     for r in rows:
         if r["editor"] == "swap":
             r["best"] = True
     return rows
+
+
+def _editor_rows(model, corpus, ev, assignment, settings, preserved, fraction, base) -> list[dict]:
+    """One row per weight-editor setting on one edit, protecting ``preserved`` (PromptKeys or a
+    moment); ``best`` and ``r_nf`` on each editor's score-best setting (the first of equal scores)."""
+    from assocmem.mlps import editing as E
+
+    n = int(assignment.altered.numel())
+    cache: dict = {}
+    group, models = [], []
+    for s in settings:
+        rc = E.ResidualConfig(steps=s["steps"], lr=s["lr"], clip_norm=s["clip_norm"] or None,
+                              weight_decay=s["rwd"], early_stopping_loss=s["early_stop"] or None)
+        if rc not in cache:
+            cache[rc] = E.learn_residuals(model, corpus, assignment.altered, assignment.new_authors, rc)
+        targets = cache[rc]
+        kw = {"lam": s["lam"]} if s["editor"] == "memit" else (
+            {"rel_tol": s["rel_tol"]} if s["editor"] == "alphaedit" else {})
+        try:
+            edited = E.weight_edit(model, s["editor"], targets, preserved, **kw)
+        except ValueError:
+            group.append(_row(s["editor"], fraction, s, n_edits=n, failed=True, **base))
+            models.append(None)
+            continue
+        metrics, unseen = ev.metrics(edited, r_nf=False)
+        group.append(_row(s["editor"], fraction, s, metrics, unseen, n_edits=n,
+                          residual_loss_max=float(targets.final_loss.max()), **base))
+        models.append(edited)
+    for editor in ("rome", "memit", "alphaedit"):
+        ok = [i for i, r in enumerate(group) if r["editor"] == editor and not r["failed"]]
+        if ok:
+            best = max(ok, key=lambda i: group[i]["score"])  # the first of equal scores
+            group[best]["best"] = True
+            group[best]["r_nf"] = ev.metrics(models[best])[0].r_nf
+    return group
 
 
 #: The columns that identify a ``fact_editing`` row within one training.
@@ -487,13 +509,16 @@ def _agreement_parts(config: FactEditingConfig):
     ]
 
 
-def best_rows(frame):
+def best_rows(frame, moment: str = "facts"):
     """The rows seed 001's Table 1 reports: swapping and each editor's score-best setting per fraction.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         ``fact_editing`` results.
+    moment : {"facts", "corpus"}, default "facts"
+        The weight editors' preserved-key moment: a frame without a ``moment`` column
+        (``fact_editing``'s own) is all ``"facts"``; :func:`with_moments` adds the corpus rows.
 
     Returns
     -------
@@ -501,14 +526,18 @@ def best_rows(frame):
         The rows with ``best`` true, sorted by expert, fraction and editor (swap, AlphaEdit,
         MEMIT, ROME: Table 1's order).
     """
+    if moment not in KEY_MOMENTS:
+        raise ValueError(f"moment must be one of {KEY_MOMENTS}; got {moment!r}")
     order = {"swap": 0, "alphaedit": 1, "memit": 2, "rome": 3}
     out = frame[frame["best"].astype(bool)].copy()
+    if "moment" in out:
+        out = out[out["editor"].eq("swap") | out["moment"].eq(moment)]
     out["_o"] = out["editor"].map(order)
     by = ["expert", "training", "fraction", "_o"] if "training" in out else ["expert", "fraction", "_o"]
     return out.sort_values(by).drop(columns="_o").reset_index(drop=True)
 
 
-def table1(frame, expert: str = "gd_mse"):
+def table1(frame, expert: str = "gd_mse", moment: str = "facts"):
     """Our Table 1 beside seed 001's: the best rows of one expert with the source's values.
 
     Parameters
@@ -516,33 +545,37 @@ def table1(frame, expert: str = "gd_mse"):
     frame : pandas.DataFrame
         ``fact_editing`` results.
     expert : str, default "gd_mse"
+    moment : {"facts", "corpus"}, default "facts"
+        The weight editors' preserved-key moment (:func:`best_rows`).
 
     Returns
     -------
     pandas.DataFrame
         One row per fraction and editor (Table 1's order; per training when ``frame`` has
         several, with a ``training`` column): ``fraction``, ``editor``, ``n_edits``, our five
-        metrics and the source's as ``<metric>_paper`` (NaN where the source has none, i.e. for
+        metrics, ``unseen`` (the never-trained rephrasings; NaN in frames without it) and the source's as ``<metric>_paper`` (NaN where the source has none, i.e. for
         fractions it did not run).
 
     Raises
     ------
     ValueError
-        No rows for ``expert``.
+        No rows for ``expert``, or an unknown ``moment``.
     """
-    best = best_rows(frame)
+    best = best_rows(frame, moment)
     best = best[best["expert"] == expert]
     if best.empty:
         raise ValueError(f"no best rows for expert {expert!r}")
     lead = ["training"] if "training" in best else []
-    out = best[[*lead, "fraction", "editor", "n_edits", *TABLE1_COLUMNS]].reset_index(drop=True)
+    if "unseen" not in best:
+        best = best.assign(unseen=float("nan"))
+    out = best[[*lead, "fraction", "editor", "n_edits", *TABLE1_COLUMNS, "unseen"]].reset_index(drop=True)
     for i, col in enumerate(TABLE1_COLUMNS):
         out[f"{col}_paper"] = [PAPER_TABLE1.get((round(float(f), 4), e), (float("nan"),) * 5)[i]
                                for f, e in zip(out["fraction"], out["editor"])]
     return out
 
 
-def table1_over_trainings(frame, expert: str = "gd_mse"):
+def table1_over_trainings(frame, expert: str = "gd_mse", moment: str = "facts"):
     """:func:`table1` summarised over the trainings: mean, smallest and largest of each metric.
 
     Each training picks its own score-best setting per editor and fraction (as the source tunes
@@ -553,12 +586,14 @@ def table1_over_trainings(frame, expert: str = "gd_mse"):
     frame : pandas.DataFrame
         ``fact_editing`` results with a ``training`` column.
     expert : str, default "gd_mse"
+    moment : {"facts", "corpus"}, default "facts"
+        The weight editors' preserved-key moment (:func:`best_rows`).
 
     Returns
     -------
     pandas.DataFrame
         One row per fraction and editor, in Table 1's order: ``fraction``, ``editor``,
-        ``n_edits``, ``trainings``, and per metric ``<metric>`` (the mean), ``<metric>_min``,
+        ``n_edits``, ``trainings``, ``unseen`` (the mean; no source value), and per metric ``<metric>`` (the mean), ``<metric>_min``,
         ``<metric>_max`` and the source's ``<metric>_paper``.
 
     Raises
@@ -568,10 +603,11 @@ def table1_over_trainings(frame, expert: str = "gd_mse"):
     """
     if "training" not in frame:
         raise ValueError("frame has no 'training' column: use table1 for one training")
-    per = table1(frame, expert)
+    per = table1(frame, expert, moment)
     order = {"swap": 0, "alphaedit": 1, "memit": 2, "rome": 3}
     g = per.groupby(["fraction", "editor"], sort=False)
-    out = g.agg(n_edits=("n_edits", "first"), trainings=("training", "nunique")).reset_index()
+    out = g.agg(n_edits=("n_edits", "first"), trainings=("training", "nunique"),
+                unseen=("unseen", "mean")).reset_index()
     for col in TABLE1_COLUMNS:
         out[col] = g[col].mean().to_numpy()
         out[f"{col}_min"] = g[col].min().to_numpy()
@@ -589,4 +625,149 @@ register_sweep(
     run_point=fact_editing_point,
     description="fact editing in the one-layer book-author LM: MLP swapping against ROME, MEMIT and AlphaEdit "
                 "at 2, 5 and 10 % edited facts (seed 001, Table 1, Figs. 8 and 9)",
+)
+
+
+# --- the weight editors with a preserved-key moment from the corpus: ``editing_moments`` ------------
+
+
+@dataclass(frozen=True)
+class EditingMomentsConfig:
+    """Settings of ``editing_moments``: the weight editors of a ``fact_editing`` preset rerun with
+    the **corpus** preserved-key moment.
+
+    ``fact_editing`` protects the oracle moment: the keys of the preserved facts' own
+    edit-template prompts, the prompts specificity is scored on. ROME, MEMIT and AlphaEdit
+    estimate the moment from generic text instead; here it is
+    :func:`~assocmem.mlps.editing.residuals.corpus_key_moment` (every non-author position of the
+    training sentences). Each point retrains the base model of the same ``fact_editing`` point
+    (its seeds, :func:`point_base_model`; another machine's rounding makes it a sibling
+    training), draws the same edits and runs every weight-editor setting of that preset's grid;
+    swapping does not use a moment and is not rerun.
+
+    Attributes
+    ----------
+    base_preset : str
+        A ``fact_editing`` preset (:data:`FACT_EDITING_PRESETS`).
+    experts : tuple of (str, int)
+        Edited experts of that preset (``gd_mse`` or ``data_dependent``, with its width).
+    trainings : int, default 3
+        Trainings ``0 .. trainings - 1``, at most the base preset's.
+    seed : int, default 0
+        Unused by the computation (the base preset's seeds decide everything); kept for the
+        engine's ``seed`` column.
+    notes : tuple of str
+
+    Raises
+    ------
+    ValueError
+        On construction: an unknown base preset, an expert it does not edit, or more trainings
+        than it has.
+    """
+
+    base_preset: str
+    experts: tuple[tuple[str, int], ...]
+    trainings: int = 3
+    seed: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.base_preset not in FACT_EDITING_PRESETS:
+            raise ValueError(f"base_preset must be one of {sorted(FACT_EDITING_PRESETS)}; got {self.base_preset!r}")
+        base = FACT_EDITING_PRESETS[self.base_preset]
+        if not self.experts:
+            raise ValueError("experts must list at least one (expert, m) pair")
+        for pair in self.experts:
+            if tuple(pair) not in set(map(tuple, base.experts)) or pair[0] not in EDIT_EXPERTS:
+                raise ValueError(f"experts must be edited experts of the {self.base_preset!r} preset "
+                                 f"({[p for p in base.experts if p[0] in EDIT_EXPERTS]}); got {pair!r}")
+        positive_int("trainings", self.trainings)
+        if self.trainings > base.trainings:
+            raise ValueError(f"trainings must be at most the {self.base_preset!r} preset's {base.trainings}")
+        seed_int(self.seed)
+
+
+EDITING_MOMENTS_PRESETS = {
+    "quick": EditingMomentsConfig(base_preset="quick", experts=(("gd_mse", 32),),
+                                  notes=("the toy model of fact_editing's quick preset",)),
+    "paper": EditingMomentsConfig(base_preset="paper", experts=(("gd_mse", 512), ("data_dependent", 1024)),
+                                  notes=("the source's scale (GPU)",)),
+    "cpu": EditingMomentsConfig(base_preset="cpu", experts=(("gd_mse", 128),),
+                                notes=("the GD expert of fact_editing's cpu preset, the one Table 1 "
+                                       "reports; the data-dependent expert is left out to fit the "
+                                       "session's compute",)),
+}
+
+
+def editing_moments_points(config: EditingMomentsConfig) -> list[dict]:
+    """One point per ``(expert, m)`` of the config and training ``0 .. config.trainings - 1``."""
+    return [{"expert": e, "m": int(m), "training": r} for e, m in config.experts for r in range(config.trainings)]
+
+
+def editing_moments_point(config: EditingMomentsConfig, point: dict, device) -> list[dict]:
+    """Retrain one ``fact_editing`` point's base model and rerun its weight editors with the
+    corpus moment.
+
+    Returns
+    -------
+    list of dict
+        ``fact_editing``'s columns plus ``moment`` (``"corpus"``): the ``base`` row (the model
+        retrained from ``fact_editing``'s seeds: the same model where the arithmetic is the same,
+        a sibling training where the rounding differs; its accuracies say how far), then per
+        fraction one row per weight-editor setting (no ``swap`` row).
+    """
+    from assocmem.mlps import editing as E
+
+    base_cfg = FACT_EDITING_PRESETS[config.base_preset]
+    _, _, _, s_edit = _point_streams(base_cfg, point)
+    corpus, model, result = point_base_model(base_cfg, point, device)
+    n_train = len(corpus.train_templates)
+    base = {"mlp_accuracy": E.expert_accuracy(model.fact_expert, model.embedding, corpus),
+            "lm_accuracy": E.lm_accuracy(model, corpus, 0),
+            "lm_accuracy_all": float(np.mean([E.lm_accuracy(model, corpus, t) for t in range(n_train)])),
+            "lm_accuracy_unseen": float(np.mean([E.lm_accuracy(model, corpus, t)
+                                                 for t in range(n_train, corpus.num_templates)])),
+            "train_loss": float(np.mean(result.losses[-min(100, result.steps):]))}
+    rows = [_row("base", 0.0, None, **base)]
+    moment = E.corpus_key_moment(model, corpus)  # one per base model: it does not depend on the edit
+    settings = editor_settings(base_cfg)
+    for j, fraction in enumerate(base_cfg.fractions):
+        assignment = E.edit_assignment(base_cfg.num_facts, fraction, seed=s_edit + j)
+        ev = E.EditEvaluation(model, corpus, assignment)
+        rows.extend(_editor_rows(model, corpus, ev, assignment, settings, moment, fraction, base))
+    return [{**r, "moment": "corpus"} for r in rows]
+
+
+def with_moments(editing, moments):
+    """``fact_editing`` rows and ``editing_moments`` rows in one frame, with a ``moment`` column.
+
+    The ``fact_editing`` rows get ``"facts"`` (the oracle moment), except ``base`` and ``swap``,
+    which use no moment (``"none"``); the ``editing_moments`` rows keep ``"corpus"`` and lose
+    their ``base`` rows (the same models).
+
+    Parameters
+    ----------
+    editing, moments : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import pandas as pd
+
+    ed = editing.copy()
+    ed["moment"] = np.where(ed["editor"].isin(["base", "swap"]), "none", "facts")
+    mo = moments[moments["editor"] != "base"].copy()
+    mo["moment"] = "corpus"
+    return pd.concat([ed, mo], ignore_index=True)
+
+
+register_sweep(
+    "editing_moments",
+    config_type=EditingMomentsConfig,
+    presets=EDITING_MOMENTS_PRESETS,
+    points=editing_moments_points,
+    run_point=editing_moments_point,
+    description="fact editing's weight editors rerun with a preserved-key moment from the corpus, "
+                "not from the preserved facts' own prompts (seed 001, Table 1; ROME, MEMIT, AlphaEdit)",
 )

@@ -11,12 +11,14 @@ from assocmem.mlps.editing.evaluation import EditEvaluation
 from assocmem.mlps.editing.residuals import (
     EditTargets,
     ResidualConfig,
+    corpus_key_moment,
     learn_residuals,
     prompt_keys,
     weight_edit,
 )
 from assocmem.mlps.editing.swapping import build_fact_expert, edit_assignment, expert_fact_set
-from assocmem.mlps.editing.training import LMTrainConfig, author_logits, base_model
+from assocmem.mlps.editing.editors import key_covariance
+from assocmem.mlps.editing.training import LMTrainConfig, author_logits, base_model, training_sequences
 
 F64 = torch.float64
 CORPUS = build_corpus(generate_book_facts(12, seed=1))
@@ -118,7 +120,35 @@ def test_weight_edit_returns_a_new_model_and_leaves_the_base_alone():
     assert not torch.equal(edited.fact_expert.B, B)
 
 
+def test_corpus_key_moment_averages_the_keys_of_every_non_author_position():
+    seqs = training_sequences(CORPUS)
+    x, _ = BASE.attention(seqs.tokens)
+    keep = seqs.mask & ~seqs.author_mask
+    keys = BASE.fact_expert.features(BASE.expert_input(x[keep])).to(F64)  # (N, m)
+    C = corpus_key_moment(BASE, CORPUS, batch=5)  # batches that do not divide the sentences
+    assert C.shape == (48, 48) and C.dtype == F64
+    assert torch.allclose(C, keys.T @ keys / keys.shape[0], atol=1e-12)
+    # no author-predicting position: the fact prompts' own keys are not in the sample
+    assert keys.shape[0] == int(keep.sum()) < int(seqs.mask.sum())
+
+
+def test_weight_edit_takes_a_moment_as_well_as_preserved_keys():
+    t = learn_residuals(NARROW, CORPUS, A.altered, A.new_authors, ResidualConfig(steps=5))
+    pres = prompt_keys(NARROW, CORPUS, A.preserved)
+    by_keys = weight_edit(NARROW, "memit", t, pres, lam=2.0)
+    by_moment = weight_edit(NARROW, "memit", t, key_covariance(pres.keys), lam=2.0)
+    assert torch.allclose(by_keys.fact_expert.B, by_moment.fact_expert.B, atol=1e-12)
+    corpus = weight_edit(NARROW, "memit", t, corpus_key_moment(NARROW, CORPUS), lam=2.0)
+    assert not torch.allclose(corpus.fact_expert.B, by_keys.fact_expert.B, atol=1e-6)
+    with pytest.raises(ValueError, match="key moment must be"):
+        weight_edit(NARROW, "memit", t, torch.eye(7, dtype=F64))
+    with pytest.raises(ValueError, match="key moment must be"):
+        weight_edit(NARROW, "memit", t, torch.full((8, 8), float("nan"), dtype=F64))
+
+
 @pytest.mark.parametrize("call, match", [
+    (lambda: corpus_key_moment(BASE, CORPUS, batch=0), "batch"),
+    (lambda: corpus_key_moment(BASE, "corpus"), "BookCorpus"),
     (lambda: ResidualConfig(steps=0), "steps"),
     (lambda: ResidualConfig(clip_norm=0.0), "clip_norm"),
     (lambda: ResidualConfig(early_stopping_loss=-1.0), "early_stopping_loss"),

@@ -30,7 +30,8 @@ module         holds                                                            
                :func:`base_model` (frozen expert, the rest trained), :func:`author_logits`,
                :func:`lm_accuracy`, :func:`expert_accuracy`
 ``residuals``  :class:`ResidualConfig`, :func:`prompt_keys`, :func:`learn_residuals`        16
-               (one templated prompt per fact), :func:`weight_edit` (ROME, MEMIT or
+               (one templated prompt per fact), :func:`corpus_key_moment` (the
+               preserved-key moment from the corpus), :func:`weight_edit` (ROME, MEMIT or
                AlphaEdit into the expert's output matrix, on a copy)
 ``evaluation`` :class:`EditEvaluation`: efficacy, paraphrase, specificity, score and        16
                ``r_NF`` of any model sharing the base model's attention
@@ -70,6 +71,7 @@ from assocmem.mlps.editing.residuals import (
     EditTargets,
     PromptKeys,
     ResidualConfig,
+    corpus_key_moment,
     learn_residuals,
     prompt_keys,
     weight_edit,

@@ -18,10 +18,17 @@ hidden activations ``phi(x~) = (A x~) * (G x~)``, :class:`~assocmem.mlps.mlp.Bil
   2022, Sec. 3.1 step 2; 2023, Sec. 4.1 eq. (16)) on one templated prompt per fact, with no
   random prefixes and no KL term (seed 001 omits both). The **target** is ``v = B k + delta``.
 * **Edit** (:func:`weight_edit`): ROME, MEMIT or AlphaEdit
-  (:mod:`~assocmem.mlps.editing.editors`) writes ``(k_i, v_i)`` into ``B``, protecting the
-  **preserved** facts' keys (their uncentred covariance ``C``), and returns a new model holding
+  (:mod:`~assocmem.mlps.editing.editors`) writes ``(k_i, v_i)`` into ``B``, protecting a
+  preserved-key moment ``C``, and returns a new model holding
   an edited **copy** of the expert (:meth:`~assocmem.mlps.editing.model.EditingLM.with_fact_expert`);
   the input model is not changed.
+
+* **Preserved-key moment** ``C``, the uncentred second moment of the keys an edit should leave
+  alone, from one of two sources. The *oracle* one (:func:`prompt_keys` of the preserved facts)
+  uses exactly the prompts specificity is scored on, which no editor's paper has; the *corpus*
+  one (:func:`corpus_key_moment`) uses the keys at every other position of the training
+  sentences, never the author-predicting position of any fact, as ROME, MEMIT and AlphaEdit
+  estimate ``C`` from keys of generic text (Wikipedia samples).
 
 All of it runs in float64 on the CPU; the edited matrix is cast back to the expert's dtype.
 
@@ -48,8 +55,8 @@ from assocmem.mlps.editing.editors import alphaedit_edit, key_covariance, memit_
 from assocmem.mlps.editing.model import EditingLM
 from assocmem.mlps.mlp import BilinearMLP
 
-__all__ = ["EDITORS", "ResidualConfig", "PromptKeys", "EditTargets", "prompt_keys", "learn_residuals",
-           "weight_edit"]
+__all__ = ["EDITORS", "ResidualConfig", "PromptKeys", "EditTargets", "prompt_keys", "corpus_key_moment",
+           "learn_residuals", "weight_edit"]
 
 #: The weight editors :func:`weight_edit` applies.
 EDITORS = ("rome", "memit", "alphaedit")
@@ -208,6 +215,68 @@ def prompt_keys(model: EditingLM, corpus: BookCorpus, facts, template: int = 0) 
     return PromptKeys(idx, x, keys, keys @ w["B"].T)
 
 
+@torch.no_grad()
+def corpus_key_moment(model: EditingLM, corpus: BookCorpus, *, batch: int = 1024) -> torch.Tensor:
+    """The uncentred second moment of the expert's keys over the corpus, away from the facts' recall.
+
+    ``C = (1/N) sum_t k_t k_t^T`` over every real next-token position ``t`` of every training
+    sentence (:func:`~assocmem.mlps.editing.training.training_sequences`: all training
+    templates, every fact with its original author) **except** the position that predicts the
+    author, the one efficacy, paraphrase and specificity are scored on. These are the keys the
+    expert meets in ordinary text, none of them a fact's recall prompt: the counterpart of the
+    moment ROME, MEMIT and AlphaEdit estimate from a sample of Wikipedia, and not the oracle
+    moment of the preserved facts' own prompts (:func:`prompt_keys`).
+
+    Parameters
+    ----------
+    model : EditingLM
+        With a :class:`~assocmem.mlps.mlp.BilinearMLP` expert; not changed.
+    corpus : BookCorpus
+    batch : int, default 1024
+        Sentences per forward pass (memory only; the result does not depend on it beyond
+        rounding).
+
+    Returns
+    -------
+    torch.Tensor, shape ``(m, m)``, float64, CPU
+        Symmetric positive semidefinite.
+
+    Raises
+    ------
+    ValueError
+        Not an EditingLM with a BilinearMLP expert, not a BookCorpus, a corpus with more token
+        ids than the model's vocabulary, a batch that is not a positive integer, or a moment
+        that is not finite.
+
+    References
+    ----------
+    ROME Sec. 3.1 and App. (``C = K K^T`` from 100,000 Wikipedia samples); MEMIT Sec. 4.2 eq.
+    (14); AlphaEdit Sec. 3.2 (``K_0`` from 100,000 Wikipedia triplets).
+    """
+    from assocmem.mlps._checks import check_finite_result
+    from assocmem.mlps.editing.training import training_sequences
+
+    expert = _bilinear(model)
+    if not isinstance(corpus, BookCorpus):
+        raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
+    batch = positive_int("batch", batch)
+    model.check_vocabulary(corpus.vocab_size)
+    seqs = training_sequences(corpus)
+    keep = seqs.mask & ~seqs.author_mask  # (N, T)
+    w = {k: getattr(expert, k).detach().to(_F64).cpu() for k in ("A", "G")}
+    m = w["A"].shape[0]
+    total, count = torch.zeros(m, m, dtype=_F64), 0
+    for i in range(0, seqs.tokens.shape[0], batch):
+        x, _ = model.attention(seqs.tokens[i:i + batch].to(model.embedding.device))
+        x = x.to(_F64).cpu()[keep[i:i + batch]]  # (n, d)
+        xt = Fn.normalize(x, dim=-1, eps=model.config.norm_eps)
+        k = (xt @ w["A"].T) * (xt @ w["G"].T)  # (n, m)
+        total += k.T @ k
+        count += k.shape[0]
+    C = total / count
+    return check_finite_result((C + C.T) / 2, "the corpus key moment")
+
+
 def learn_residuals(model: EditingLM, corpus: BookCorpus, facts, new_authors, config: ResidualConfig,
                     template: int = 0) -> EditTargets:
     """Optimise one output residual per altered fact so that the model predicts its new author.
@@ -309,9 +378,11 @@ def weight_edit(model: EditingLM, method: str, targets: EditTargets, preserved: 
         :func:`~assocmem.mlps.editing.editors.alphaedit_edit`.
     targets : EditTargets
         :func:`learn_residuals` of this model.
-    preserved : PromptKeys
-        :func:`prompt_keys` of the preserved facts: their keys' uncentred covariance ``C`` is
-        protected (ROME, MEMIT) or projected out (AlphaEdit).
+    preserved : PromptKeys or torch.Tensor
+        The moment ``C`` that is protected (ROME, MEMIT) or projected out (AlphaEdit): either
+        :func:`prompt_keys` of the preserved facts (the oracle moment of the prompts specificity
+        is scored on, ``key_covariance`` of their keys) or an ``(m, m)`` moment itself, e.g.
+        :func:`corpus_key_moment`.
     lam : float, default 150
         MEMIT's ``lambda`` (seed 001: 150).
     rel_tol : float, default 1e-2
@@ -335,10 +406,19 @@ def weight_edit(model: EditingLM, method: str, targets: EditTargets, preserved: 
     expert = _bilinear(model)
     if method not in EDITORS:
         raise ValueError(f"unknown editor {method!r}; valid editors: {', '.join(EDITORS)}")
-    if not isinstance(targets, EditTargets) or not isinstance(preserved, PromptKeys):
-        raise ValueError("targets must be EditTargets (learn_residuals) and preserved PromptKeys (prompt_keys)")
+    if not isinstance(targets, EditTargets) or not isinstance(preserved, (PromptKeys, torch.Tensor)):
+        raise ValueError("targets must be EditTargets (learn_residuals) and preserved PromptKeys (prompt_keys) "
+                         "or an (m, m) key moment (corpus_key_moment)")
     W = expert.B.detach().to(_F64).cpu()
-    C = key_covariance(preserved.keys)
+    if isinstance(preserved, PromptKeys):
+        C = key_covariance(preserved.keys)
+    else:
+        m = W.shape[1]
+        if (preserved.shape != (m, m) or preserved.is_complex() or not preserved.is_floating_point()
+                or not bool(torch.isfinite(preserved).all())):
+            raise ValueError(f"a key moment must be a finite real ({m}, {m}) tensor; got shape "
+                             f"{tuple(preserved.shape)}, dtype {preserved.dtype}")
+        C = preserved.detach().to(_F64).cpu()
     if method == "rome":
         new = rome_edit(W, targets.keys, targets.targets, C, ridge=ridge)
     elif method == "memit":
