@@ -1,6 +1,6 @@
-"""Fig. 13 on deduplicated language-model facts (assocmem.mlps.lm_dedup_sweeps): the near-twin
-statistics on planted twins, the draws' limits, the fact sets shared with lm_capacity, bad
-configs, and the committed cpu results against their preset."""
+"""Fig. 13 on deduplicated language-model facts (assocmem.mlps.lm_dedup_sweeps): the draws'
+limits, the fact sets shared with lm_capacity, bad configs, and the committed cpu results against
+their preset (the near-twin statistics: tests/mlps/lm_embeddings/test_twins.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import torch
 
 from assocmem.mlps import lm_dedup_sweeps as D
 from assocmem.mlps import lm_embedding_sweeps as S
-from assocmem.mlps.facts import FactSet
 from assocmem.mlps.lm_embeddings import EmbeddingPairs, save_pairs
 from assocmem.sweeps import config_to_json, get_sweep, load_results, point_seed
 
@@ -36,35 +35,6 @@ def test_registered_with_its_presets():
     for name in ("pairs", "Fs", "reps", "max_cosine", "target", "lo", "hi", "verify", "trainings", "seed"):
         assert getattr(cpu, name) == getattr(cap, name), name
     assert cpu.search_draws == ("deduplicated",) and cpu.twin_gap == 1e-4
-
-
-def test_near_twin_stats_count_planted_twins():
-    g = torch.Generator().manual_seed(1)
-    keys = torch.nn.functional.normalize(torch.randn(10, 6, generator=g, dtype=torch.float64), dim=1)
-    values = torch.nn.functional.normalize(torch.randn(10, 6, generator=g, dtype=torch.float64), dim=1)
-    keys[1] = keys[0]  # one key twin pair
-    values[5] = torch.nn.functional.normalize(values[4] + 1e-6, dim=0)  # one value twin pair
-    stats = D.near_twin_stats(FactSet(keys, values, torch.arange(10)))
-    assert stats["key_twin_share"] == pytest.approx(0.2)
-    assert stats["value_twin_share"] == pytest.approx(0.2)
-    assert stats["pair_twin_share"] == pytest.approx(0.4)
-    assert stats["key_nn_median"] < 1.0
-    # a gap too small to call a 1e-6 perturbation a twin: only the exact copy counts
-    assert D.near_twin_stats(FactSet(keys, values, torch.arange(10)), 1e-15)["value_twin_share"] == 0.0
-
-
-@pytest.mark.parametrize("kwargs, match", [
-    ({"facts": "x"}, "FactSet"),
-    ({"twin_gap": 0.0}, "twin_gap"),
-    ({"twin_gap": 1.0}, "twin_gap"),
-    ({"one": True}, "two facts"),
-])
-def test_near_twin_stats_refuses(kwargs, match):
-    k = torch.eye(3, dtype=torch.float64)
-    facts = FactSet(k[:1], k[:1], torch.arange(1)) if kwargs.pop("one", False) else FactSet(k, k, torch.arange(3))
-    args = {"facts": facts, "twin_gap": 1e-4, **kwargs}
-    with pytest.raises(ValueError, match=match):
-        D.near_twin_stats(**args)
 
 
 def test_draw_limits():

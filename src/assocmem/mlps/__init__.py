@@ -42,6 +42,13 @@ lm_embedding_sweeps  the ``lm_margin`` and ``lm_capacity`` sweeps: Figs. 12-13 o
 transformer_sweeps  the ``transformer_usability``, ``attention_noise`` and ``transformer_capacity``
                   sweeps: margins, noise ceiling and capacity inside the SSFR Transformer
                   (chapters 14-15)
+transformer_capacity_sweeps  the ``transformer_facts`` and ``transformer_architecture`` sweeps:
+                  Fig. 10's protocol (fixed width, largest F) and App. A.4.3's changes reverted
+                  (chapter 15)
+lm_dedup_sweeps   the ``lm_dedup`` sweep: Fig. 13 on deduplicated captured activations and the
+                  near-twin share of every draw (chapter 17)
+lm_block_sweeps   the ``lm_block_capacity`` and ``lm_block_recipe`` sweeps: Fig. 14's untied block
+                  on captured activations (chapter 17)
 transformer_rerun  the rules by which a rerun of those sweeps is checked against the spread of
                   their stored trainings (chapters 14-15)
 figures           (subpackage) the chapters' figures, one function per figure (chapters 10-17)
@@ -63,10 +70,13 @@ __all__ = [
     "transformer",
     "transformer_rerun",
     "transformer_sweeps",
+    "transformer_capacity_sweeps",
     "editing",
     "editing_sweeps",
     "lm_embeddings",
     "lm_embedding_sweeps",
+    "lm_dedup_sweeps",
+    "lm_block_sweeps",
     "figures",
 ]
 

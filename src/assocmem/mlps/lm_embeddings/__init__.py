@@ -18,6 +18,10 @@ hf          the capture code for Hugging Face decoder models (Qwen3 and the Llam
             stream cut into batches), :func:`capture_mlp_pairs` (forward hooks on one layer's
             ``post_attention_layernorm`` and ``mlp``), :func:`capture_from_folder` (both in one
             call), :func:`decoder_layers`, :func:`mid_layer`
+twins       :func:`~assocmem.mlps.lm_embeddings.twins.near_twin_stats`: the share of facts whose
+            key or value has a near-twin (cosine above ``1 - twin_gap``)
+specs       the checks of the settings the language-model sweeps share (pairs source,
+            trainings, grids)
 """
 
 from assocmem.mlps.lm_embeddings import editing_lm, hf, pairs
