@@ -291,6 +291,11 @@ class TransformerCapacityConfig:
 
 
 _CPU_NOTE = "reduced from the source's grid to fit a few minutes of one CPU core: "
+#: The ``recipe`` presets: the ``cpu`` scale with the attention pretrained by App. A.1.2's optimiser
+#: (AdamW, 4000 steps of batch 1280 at lr 2e-4; weight decay 0.1, which A.1.2 does not state: the
+#: value the source gives for its fact-editing language model, App. A.4.5).
+_RECIPE_NOTE = ("the source's attention recipe (4000 steps of batch 1280 at lr 2e-4, AdamW, weight decay "
+                "0.1) at a reduced scale: ")
 
 USABILITY_PRESETS = {
     "quick": UsabilityConfig(d=16, num_facts=32, junk_vocab=4, junk_length=4, widths=(2, 4, 8, 16), seeds=3,
@@ -317,6 +322,9 @@ NOISE_PRESETS = {
                        notes=(_CPU_NOTE + "(d, F) in {(32, 128), (64, 512)} (source: (64, 512), (96, 1152), "
                               "(128, 2048)), 3 seeds (4), attention 600 steps of batch 256 at lr 3e-3 "
                               "(4000 of 1280 at 2e-4), float64",)),
+    "recipe": NoiseConfig(sizes=((64, 512),), seeds=3, contexts_per_key=8, dtype="float64",
+                          notes=(_RECIPE_NOTE + "(d, F) = (64, 512) only (source: also (96, 1152) and "
+                                 "(128, 2048)), 3 seeds (4), float64",)),
     "paper": NoiseConfig(sizes=((64, 512), (96, 1152), (128, 2048))),
 }
 
