@@ -53,7 +53,8 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config=None) -> dict:
 
     Resolutions (added to each interval's half-width; a count decided by an argmax can flip at a
     near-tie): one key's share ``1 / F`` for a per-key fraction, one context's share
-    ``1 / (F C)`` (``C`` the contexts per key) for an accuracy over contexts, one for a count,
+    ``1 / (F C)`` (``C`` the contexts per key) for an accuracy over contexts (also the
+    injected-noise ``acc_inj_*`` columns; ``usable_inj_*`` are per-key fractions), one for a count,
     and for a capacity search one search step in ``m`` (the config's ``step``), ``3 d step`` in
     ``W`` and one evaluation. Margins and
     noises are continuous (resolution 0). Settings (``W``, ``V_J``, ``contexts``, ``J``,
@@ -97,6 +98,9 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config=None) -> dict:
         context = 1.0 / float((stored["F"] * stored["contexts"]).min())
         columns = ({c: key for c in _USABILITY_KEY_SHARES} | {c: context for c in _USABILITY_CONTEXT_SHARES}
                    | {c: 1.0 for c in _USABILITY_COUNTS} | {c: 0.0 for c in _USABILITY_CONTINUOUS})
+        # injected-noise columns (the presets that inject): an accuracy over contexts, a key fraction
+        columns |= ({c: context for c in stored.columns if c.startswith("acc_inj_")}
+                    | {c: key for c in stored.columns if c.startswith("usable_inj_")})
     elif sweep == "attention_noise":
         keys, exact = ["d", "F", "J"], ["V_J", "contexts"]
         _need(stored, [*keys, *exact, "rep", *_NOISE_CONTINUOUS, "identity_accuracy"])
