@@ -86,6 +86,7 @@ __all__ = [
     "usable_keys",
     "usability_summary",
     "injection_columns",
+    "THEOREM_DELTA",
     "transformer_lag",
     "lag_test",
     "PREDICTORS",
@@ -497,7 +498,15 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
         Transformer's accuracy on the scored contexts with the MLP input moved by ``e``
         (:mod:`assocmem.mlps.transformer.injection`; the same moved inputs at every width), and
         ``usable_inj_<e>``, the usable-key fraction with key ``i``'s noise
-        ``sqrt(eps_i^2 + e^2)`` (``eps_i`` its held-out ceiling, as above).
+        ``sqrt(eps_i^2 + e^2)`` (``eps_i`` its held-out ceiling, as above). Theorem B.62:
+        ``lipschitz_max`` (the largest spectral norm of the MLP's Jacobian over the keys and the
+        held-out MLP inputs, :func:`~assocmem.mlps.transformer.noise.local_lipschitz`: a lower
+        bound on ``L_bil``), ``value_coherence`` (``mu_v``), ``value_spread`` (the largest
+        ``||v_i - v_j||``), ``thm_eps`` (eq. 70's threshold at ``delta =``
+        :data:`THEOREM_DELTA`, :func:`~assocmem.mlps.transformer.noise.noisy_margin_threshold`;
+        NaN when the MLP does not store every fact) and ``thm_lost`` (keys whose margin is not
+        positive at some of ``noise_draws`` random points at chord ``thm_eps``: 0 if the bound
+        holds there; NaN with ``thm_eps``).
     """
     T = _transformer()
     # the 7th stream (held-out contexts) extends the first six, the 8th (injected noise) the first
@@ -517,10 +526,18 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
     lost_eval = noise_eval.max(dim=1).values > _LOST_CHORD  # keys the attention loses in a scored context
     mapping = T.fact_map(task, seed=s_map)
     facts = T.fact_set(emb, task, mapping)
+    # Theorem B.62's threshold (eq. 70): the values' coherence, and the held-out MLP inputs at which
+    # (with the keys) the MLP's Lipschitz constant is estimated
+    values = facts.values.to(torch.float64)
+    gram = values @ values.T
+    coherence = float((gram - torch.eye(len(values), dtype=torch.float64)).abs().max())
+    value_spread = float(torch.cdist(values, values).max())
+    from assocmem.mlps.transformer import injection
+
+    u_held, _ = injection.query_inputs(model, task, mapping, config.contexts_per_key, s_held)
+    lip_points = torch.cat([facts.keys.to(torch.float64), u_held.to(torch.float64).cpu()])
     injected = []  # per injected chord: the scored contexts' MLP inputs moved by it (same for every width)
     if config.injected_noise:
-        from assocmem.mlps.transformer import injection
-
         u, targets = injection.query_inputs(model, task, mapping, config.contexts_per_key, s_eval)
         for e, s_e in zip(config.injected_noise, _streams(s_inj, len(config.injected_noise))):
             injected.append((e, injection.tangent_noise(u, e, s_e), targets))
@@ -560,6 +577,17 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
                 "identity_accuracy": float(identity_acc), "identity_accuracy_heldout": float(identity_held),
                 "V_J": int(config.junk_vocab), "contexts": int(config.contexts_per_key),
             })
+            lipschitz = float(T.local_lipschitz(mlp, lip_points).max())
+            gamma = float(margins.min())
+            thm_eps, thm_lost = float("nan"), float("nan")
+            if gamma > 0:
+                thm_eps = T.noise.noisy_margin_threshold(gamma, lipschitz, task.num_facts, config.d, coherence,
+                                                         delta=THEOREM_DELTA)
+                kept, _ = usable_keys(mlp, facts, torch.full((task.num_facts,), thm_eps, dtype=torch.float64),
+                                      config.noise_draws, s_noise)
+                thm_lost = int((~kept).sum())
+            rows[-1].update({"lipschitz_max": lipschitz, "value_coherence": coherence,
+                             "value_spread": value_spread, "thm_eps": thm_eps, "thm_lost": thm_lost})
             with_mlp = model.with_mlp(mlp)
             for e, u_e, targets in injected:
                 acc_col, usable_col = injection_columns(e)
@@ -585,6 +613,9 @@ def injection_columns(eps: float) -> tuple[str, str]:
     e = as_real(eps, "eps", minimum=0.0, maximum=2.0, strict_min=True)
     return f"acc_inj_{e:g}", f"usable_inj_{e:g}"
 
+
+#: Failure probability at which :func:`usability_point` evaluates Theorem B.62's noise threshold.
+THEOREM_DELTA = 0.05
 
 #: The predictors of Transformer accuracy :func:`usability_summary` scores: the usable-key fraction
 #: and the two baselines that use no margin (module docstring).
