@@ -342,9 +342,9 @@ NOISE_PRESETS = {
                        notes=(_CPU_NOTE + "(d, F) in {(32, 128), (64, 512)} (source: (64, 512), (96, 1152), "
                               "(128, 2048)), 3 seeds (4), attention 600 steps of batch 256 at lr 3e-3 "
                               "(4000 of 1280 at 2e-4), float64",)),
-    "recipe": NoiseConfig(sizes=((64, 512),), seeds=3, contexts_per_key=8, dtype="float64",
+    "recipe": NoiseConfig(sizes=((64, 512),), junk_lengths=(2, 16), seeds=3, contexts_per_key=8, dtype="float64",
                           notes=(_RECIPE_NOTE + "(d, F) = (64, 512) only (source: also (96, 1152) and "
-                                 "(128, 2048)), 3 seeds (4), float64",)),
+                                 "(128, 2048)), J in {2, 16} (2, 4, 8, 16), 3 seeds (4), float64",)),
     "paper": NoiseConfig(sizes=((64, 512), (96, 1152), (128, 2048))),
 }
 
