@@ -418,6 +418,7 @@ def test_a_usability_point_with_injected_noise(one_thread):
     rows = S.usability_point(u, S.usability_points(u)[0], CPU)
     for r in rows:
         assert 0 <= r["acc_inj_0.01"] <= 1 and 0 <= r["usable_inj_1"] <= r["usable_inj_0.01"]
+        assert r["usable_inj_1"] <= r["survive_inj_1"] <= 1
         assert r["acc_inj_1"] < r["transformer_accuracy"]
         assert (r["thm_eps"] > 0) == (r["mlp_min_margin"] > 0)
         assert r["lipschitz_max"] > 0 and 0 <= r["value_coherence"] <= 1

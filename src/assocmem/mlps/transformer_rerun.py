@@ -103,6 +103,7 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config=None) -> dict:
         # injected-noise columns (the presets that inject): an accuracy over contexts, a key fraction
         columns |= ({c: context for c in stored.columns if c.startswith("acc_inj_")}
                     | {c: key for c in stored.columns if c.startswith("usable_inj_")}
+                    | {c: 0.0 for c in stored.columns if c.startswith("survive_inj_")}
                     | {c: 0.0 for c in _USABILITY_THEOREM if c in stored.columns}
                     | ({"thm_lost": 1.0} if "thm_lost" in stored.columns else {}))
     elif sweep == "attention_noise":

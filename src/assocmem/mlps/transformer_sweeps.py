@@ -454,10 +454,15 @@ def usable_keys(mlp, facts, eps: torch.Tensor, draws: int, seed: int) -> tuple[t
             raise ValueError(f"the MLP's weights are on {where} but the facts are on {facts.keys.device}; "
                              "move one of them (facts.to(device)) before the usable-key test")
     clean = output_margins(mlp, facts)  # (F,)
-    queries = sphere_perturbations(facts.keys, eps, draws, seed)
-    noisy = torch.stack([output_margins(mlp, facts, queries=q) for q in queries])  # (R, F)
+    noisy = _noisy_margins(mlp, facts, eps, draws, seed)  # (R, F)
     worst = noisy.min(dim=0).values
     return worst > 0, clean - worst
+
+
+def _noisy_margins(mlp, facts, eps: torch.Tensor, draws: int, seed: int) -> torch.Tensor:
+    """Margins ``(draws, F)`` at :func:`sphere_perturbations` of the keys."""
+    queries = sphere_perturbations(facts.keys, eps, draws, seed)
+    return torch.stack([output_margins(mlp, facts, queries=q) for q in queries])
 
 
 # --------------------------------------------------------------------------------------------
@@ -498,7 +503,10 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
         Transformer's accuracy on the scored contexts with the MLP input moved by ``e``
         (:mod:`assocmem.mlps.transformer.injection`; the same moved inputs at every width), and
         ``usable_inj_<e>``, the usable-key fraction with key ``i``'s noise
-        ``sqrt(eps_i^2 + e^2)`` (``eps_i`` its held-out ceiling, as above). Theorem B.62:
+        ``sqrt(eps_i^2 + e^2)`` (``eps_i`` its held-out ceiling, as above), and
+        ``survive_inj_<e>``, the fraction of the ``F x noise_draws`` noisy queries at that
+        distance whose margin stays positive (the expected accuracy the margins predict when
+        every context draws its own direction, as the injection does). Theorem B.62:
         ``lipschitz_max`` (the largest spectral norm of the MLP's Jacobian over the keys and the
         held-out MLP inputs, :func:`~assocmem.mlps.transformer.noise.local_lipschitz`: a lower
         bound on ``L_bil``), ``value_coherence`` (``mu_v``), ``value_spread`` (the largest
@@ -551,7 +559,13 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
             unit_margins = margins / norms.clamp_min(torch.finfo(torch.float64).tiny)
             # before the swap: with_mlp moves the MLP to the model's device, the facts stay where they are
             usable, drop = usable_keys(mlp, facts, eps, config.noise_draws, s_noise)
-            correct = T.ssfr_correct(model.with_mlp(mlp), task, mapping, config.contexts_per_key, s_eval)  # (F, C)
+            extra = _theorem_and_injection(mlp, facts, margins, eps, lip_points, coherence, value_spread,
+                                           injected, config, s_noise)  # before the swap moves the MLP
+            with_mlp = model.with_mlp(mlp)
+            for e, u_e, targets in injected:  # the Transformer's accuracy with the MLP input moved by e
+                extra[injection_columns(e)[0]] = float(injection.injected_correct(with_mlp, u_e, targets)
+                                                       .double().mean())
+            correct = T.ssfr_correct(with_mlp, task, mapping, config.contexts_per_key, s_eval)  # (F, C)
             key_right = correct.all(dim=1)
             stored = margins > 0
             q10, q50, q90 = torch.quantile(unit_margins, torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)).tolist()
@@ -577,26 +591,30 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
                 "identity_accuracy": float(identity_acc), "identity_accuracy_heldout": float(identity_held),
                 "V_J": int(config.junk_vocab), "contexts": int(config.contexts_per_key),
             })
-            lipschitz = float(T.local_lipschitz(mlp, lip_points).max())
-            gamma = float(margins.min())
-            thm_eps, thm_lost = float("nan"), float("nan")
-            if gamma > 0:
-                thm_eps = T.noise.noisy_margin_threshold(gamma, lipschitz, task.num_facts, config.d, coherence,
-                                                         delta=THEOREM_DELTA)
-                kept, _ = usable_keys(mlp, facts, torch.full((task.num_facts,), thm_eps, dtype=torch.float64),
-                                      config.noise_draws, s_noise)
-                thm_lost = int((~kept).sum())
-            rows[-1].update({"lipschitz_max": lipschitz, "value_coherence": coherence,
-                             "value_spread": value_spread, "thm_eps": thm_eps, "thm_lost": thm_lost})
-            with_mlp = model.with_mlp(mlp)
-            for e, u_e, targets in injected:
-                acc_col, usable_col = injection_columns(e)
-                hits = injection.injected_correct(with_mlp, u_e, targets)
-                total = (eps.square() + e * e).sqrt().clamp(max=2.0)  # chord from the key (module doc)
-                usable_e, _ = usable_keys(mlp, facts, total, config.noise_draws, s_noise)
-                rows[-1][acc_col] = float(hits.double().mean())
-                rows[-1][usable_col] = float(usable_e.double().mean())
+            rows[-1].update(extra)
     return rows
+
+
+def _theorem_and_injection(mlp, facts, margins, eps, lip_points, coherence, value_spread, injected, config,
+                           s_noise) -> dict:
+    """The columns of a usability row that read the MLP alone: Theorem B.62 and the injected margins."""
+    T = _transformer()
+    lipschitz = float(T.local_lipschitz(mlp, lip_points).max())
+    gamma = float(margins.min())
+    thm_eps, thm_lost = float("nan"), float("nan")
+    F = len(margins)
+    if gamma > 0:
+        thm_eps = T.noise.noisy_margin_threshold(gamma, lipschitz, F, config.d, coherence, delta=THEOREM_DELTA)
+        at = torch.full((F,), thm_eps, dtype=torch.float64)
+        thm_lost = int((_noisy_margins(mlp, facts, at, config.noise_draws, s_noise) <= 0).any(dim=0).sum())
+    out = {"lipschitz_max": lipschitz, "value_coherence": coherence, "value_spread": value_spread,
+           "thm_eps": thm_eps, "thm_lost": thm_lost}
+    for e, _, _ in injected:
+        total = (eps.square() + e * e).sqrt().clamp(max=2.0)  # chord from the key (injection module)
+        positive = _noisy_margins(mlp, facts, total, config.noise_draws, s_noise) > 0  # (R, F)
+        out[injection_columns(e)[1]] = float(positive.all(dim=0).double().mean())
+        out[f"survive_inj_{e:g}"] = float(positive.double().mean())
+    return out
 
 
 def injection_columns(eps: float) -> tuple[str, str]:
@@ -608,7 +626,8 @@ def injection_columns(eps: float) -> tuple[str, str]:
         ``acc_inj_<eps>`` (the Transformer's accuracy over the scored contexts with the MLP input
         moved by chord ``eps``, :mod:`assocmem.mlps.transformer.injection`) and
         ``usable_inj_<eps>`` (the usable-key fraction with each key's noise
-        ``sqrt(eps_i^2 + eps^2)``), ``eps`` written with ``:g``.
+        ``sqrt(eps_i^2 + eps^2)``), ``eps`` written with ``:g``. (The rows also carry
+        ``survive_inj_<eps>``: the fraction of keys and draws whose margin stays positive.)
     """
     e = as_real(eps, "eps", minimum=0.0, maximum=2.0, strict_min=True)
     return f"acc_inj_{e:g}", f"usable_inj_{e:g}"
