@@ -354,3 +354,73 @@ def test_capacity_setup_is_deterministic_and_shares_the_embeddings():
     assert torch.equal(a["facts_a"].keys, a["facts_b"].keys)  # same fact-token rows, two permutations
     assert not torch.equal(a["map_a"], a["map_b"])
     assert a["task"].num_facts == point["F"] and a["embedding"].shape == (a["task"].vocab_size, point["d"])
+
+
+# --------------------------------------------------------------------------------------------
+# The source's attention recipe, the lag test and injected noise (issue 28)
+
+
+def test_recipe_presets_use_the_sources_attention_optimiser_at_the_cpu_scale():
+    for presets in (S.USABILITY_PRESETS, S.NOISE_PRESETS):
+        r, c = presets["recipe"], presets["cpu"]
+        assert (r.steps, r.batch_size, r.lr, r.weight_decay) == (4000, 1280, 2e-4, 0.1)  # App. A.1.2
+        assert r.seeds >= 3 and r.dtype == "float64" and "recipe" in r.notes[0]
+    u, c = S.USABILITY_PRESETS["recipe"], S.USABILITY_PRESETS["cpu"]
+    # only the attention's optimiser differs from the short recipe
+    same = dataclasses.replace(u, steps=c.steps, batch_size=c.batch_size, lr=c.lr, notes=c.notes)
+    assert same == c
+    pts = S.noise_points(S.NOISE_PRESETS["recipe"])
+    assert pts[0] == {"d": 64, "F": 512, "J": 2, "rep": 0} and {p["J"] for p in pts} == {2, 16}
+
+
+def test_transformer_lag_measures_the_gain_after_the_mlp_stores_every_fact():
+    rows = []
+    for rep, accs in enumerate(([0.5, 0.9, 0.95, 1.0], [0.5, 1.0, 1.0, 1.0])):
+        for m, mlp, acc in zip((2, 4, 8, 16), (0.5, 1.0, 1.0, 1.0), accs):
+            rows.append({"method": "gd_ce", "rep": rep, "m": m, "mlp_accuracy": mlp, "transformer_accuracy": acc})
+    rows.append({"method": "gd_mse", "rep": 0, "m": 2, "mlp_accuracy": 0.9, "transformer_accuracy": 0.9})
+    lag = S.transformer_lag(pd.DataFrame(rows).sample(frac=1, random_state=0))
+    ce = lag[lag.method == "gd_ce"].set_index("rep")
+    assert ce.m_mlp.tolist() == [4, 4] and ce.lag.tolist() == pytest.approx([0.1, 0.0])
+    assert lag[lag.method == "gd_mse"].lag.isna().all()  # never stores every fact
+    with pytest.raises(ValueError, match="column"):
+        S.transformer_lag(pd.DataFrame(rows), column="acc_inj_0.1")
+
+
+def test_lag_test_against_the_spread_between_trainings():
+    from scipy import stats
+
+    t = S.lag_test([0.05, 0.06, 0.04], resolution=1e-3)
+    assert t["lags"] and t["n"] == 3 and t["mean"] == pytest.approx(0.05)
+    assert t["threshold"] == pytest.approx(stats.t.ppf(0.95, 2) * 0.01 / np.sqrt(3))
+    assert not S.lag_test([0.0, 0.0, 0.0], resolution=1e-3)["lags"]  # no lag: below one sequence
+    assert not S.lag_test([0.1, -0.05, 0.0], resolution=1e-3)["lags"]  # a spread larger than the mean
+    assert S.lag_test([0.0, 0.0, 0.0], resolution=0.0)["threshold"] == 0.0
+    for bad in ([0.1], [0.1, float("nan")]):
+        with pytest.raises(ValueError, match="lags"):
+            S.lag_test(bad, resolution=0.0)
+    with pytest.raises(ValueError, match="level"):
+        S.lag_test([0.1, 0.2], resolution=0.0, level=1.0)
+
+
+def test_injection_columns_and_config_checks():
+    assert S.injection_columns(0.05) == ("acc_inj_0.05", "usable_inj_0.05")
+    base = S.USABILITY_PRESETS["quick"]
+    for bad in ((0.2, 0.1), (0.0,), (2.5,)):
+        with pytest.raises(ValueError, match="injected"):
+            dataclasses.replace(base, injected_noise=bad)
+
+
+def test_a_usability_point_with_injected_noise(one_thread):
+    """Injected noise costs accuracy, never gains it on average at a large chord; the theorem's
+    threshold is positive exactly where the MLP stores every fact."""
+    u = dataclasses.replace(S.USABILITY_PRESETS["quick"], widths=(2, 16), injected_noise=(0.01, 1.0))
+    rows = S.usability_point(u, S.usability_points(u)[0], CPU)
+    for r in rows:
+        assert 0 <= r["acc_inj_0.01"] <= 1 and 0 <= r["usable_inj_1"] <= r["usable_inj_0.01"]
+        assert r["usable_inj_1"] <= r["survive_inj_1"] <= 1
+        assert r["acc_inj_1"] < r["transformer_accuracy"]
+        assert (r["thm_eps"] > 0) == (r["mlp_min_margin"] > 0)
+        assert r["lipschitz_max"] > 0 and 0 <= r["value_coherence"] <= 1
+    wide = rows[-1]
+    assert wide["mlp_min_margin"] > 0 and wide["thm_lost"] == 0

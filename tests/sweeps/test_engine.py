@@ -85,6 +85,11 @@ def test_an_untracked_module_in_the_package_makes_the_tree_dirty(tmp_path):
     assert _git_state(package)["dirty"] is False
     (tmp_path / "results.csv").write_text("x\n")  # a result being written: not code
     assert _git_state(package)["dirty"] is False
+    (tmp_path / "stored.csv").write_text("x\n")
+    git("add", "stored.csv")
+    git("commit", "-qm", "a stored result")
+    (tmp_path / "stored.csv").write_text("y\n")  # a sweep rewriting its tracked result (--force)
+    assert _git_state(package)["dirty"] is False
     (package / "new_sweeps.py").write_text("B = 2\n")  # code the commit does not hold
     state = _git_state(package)
     assert state["dirty"] is True and len(state["commit"]) == 40

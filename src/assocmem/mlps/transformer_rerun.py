@@ -36,6 +36,8 @@ _USABILITY_COUNTS = ("usable_differs_from_stored", "wrong_lost_by_attention", "w
 _USABILITY_CONTINUOUS = ("mlp_min_margin", "mlp_min_margin_unit", "margin_q10", "margin_q50", "margin_q90",
                          "drop_median", "drop_max", "margin_median_right", "margin_median_wrong",
                          "noise_ceiling", "noise_mean", "noise_q50")
+#: Theorem B.62's columns (continuous; ``thm_lost`` is a count)
+_USABILITY_THEOREM = ("lipschitz_max", "value_coherence", "value_spread", "thm_eps")
 _NOISE_CONTINUOUS = ("noise_ceiling", "noise_mean", "noise_q50", "noise_q90", "noise_q99", "key_weight_mean")
 _CAPACITY_SEARCH = ("m_adaptive", "W_adaptive", "found_adaptive", "n_adaptive", "violations_adaptive",
                     "m_train", "W_train", "found_train", "n_train", "violations_train", "n_trained")
@@ -53,7 +55,8 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config=None) -> dict:
 
     Resolutions (added to each interval's half-width; a count decided by an argmax can flip at a
     near-tie): one key's share ``1 / F`` for a per-key fraction, one context's share
-    ``1 / (F C)`` (``C`` the contexts per key) for an accuracy over contexts, one for a count,
+    ``1 / (F C)`` (``C`` the contexts per key) for an accuracy over contexts (also the
+    injected-noise ``acc_inj_*`` columns; ``usable_inj_*`` are per-key fractions), one for a count,
     and for a capacity search one search step in ``m`` (the config's ``step``), ``3 d step`` in
     ``W`` and one evaluation. Margins and
     noises are continuous (resolution 0). Settings (``W``, ``V_J``, ``contexts``, ``J``,
@@ -97,6 +100,12 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config=None) -> dict:
         context = 1.0 / float((stored["F"] * stored["contexts"]).min())
         columns = ({c: key for c in _USABILITY_KEY_SHARES} | {c: context for c in _USABILITY_CONTEXT_SHARES}
                    | {c: 1.0 for c in _USABILITY_COUNTS} | {c: 0.0 for c in _USABILITY_CONTINUOUS})
+        # injected-noise columns (the presets that inject): an accuracy over contexts, a key fraction
+        columns |= ({c: context for c in stored.columns if c.startswith("acc_inj_")}
+                    | {c: key for c in stored.columns if c.startswith("usable_inj_")}
+                    | {c: 0.0 for c in stored.columns if c.startswith("survive_inj_")}
+                    | {c: 0.0 for c in _USABILITY_THEOREM if c in stored.columns}
+                    | ({"thm_lost": 1.0} if "thm_lost" in stored.columns else {}))
     elif sweep == "attention_noise":
         keys, exact = ["d", "F", "J"], ["V_J", "contexts"]
         _need(stored, [*keys, *exact, "rep", *_NOISE_CONTINUOUS, "identity_accuracy"])

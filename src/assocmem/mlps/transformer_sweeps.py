@@ -85,6 +85,10 @@ __all__ = [
     "sphere_perturbations",
     "usable_keys",
     "usability_summary",
+    "injection_columns",
+    "THEOREM_DELTA",
+    "transformer_lag",
+    "lag_test",
     "PREDICTORS",
     "noise_summary",
 ]
@@ -148,7 +152,8 @@ class UsabilityConfig:
     ValueError
         On construction: sizes that are not positive integers (``num_facts >= 2``, ``d >= 2``),
         ``junk_length < 0``, empty or non-increasing ``widths``, unknown ``methods``, a
-        non-positive ``lr`` or ``mlp_epochs``, ``noise_draws < 1`` or an unknown ``dtype``.
+        non-positive ``lr`` or ``mlp_epochs``, ``noise_draws < 1``, ``injected_noise`` not
+        strictly increasing chords in ``(0, 2]``, or an unknown ``dtype``.
     """
 
     d: int  # embedding width
@@ -166,6 +171,7 @@ class UsabilityConfig:
     weight_decay: float = 0.1
     contexts_per_key: int = 4  # junk contexts evaluated per key (every key is evaluated)
     noise_draws: int = 8  # random tangent directions per key in the usable-key test
+    injected_noise: tuple[float, ...] = ()  # chords injected into the MLP input (injection module)
     dtype: str = "float32"
     seed: int = 0
     notes: tuple[str, ...] = field(default=())
@@ -173,6 +179,10 @@ class UsabilityConfig:
     def __post_init__(self):
         as_int(self.d, "d", minimum=2)
         as_int(self.num_facts, "num_facts", minimum=2)
+        for eps in self.injected_noise:
+            as_real(eps, "injected noise", minimum=0.0, maximum=2.0, strict_min=True)
+        if list(self.injected_noise) != sorted(set(self.injected_noise)):
+            raise ValueError(f"injected_noise must be strictly increasing; got {self.injected_noise!r}")
         positive_int("junk_vocab", self.junk_vocab)
         as_int(self.junk_length, "junk_length", minimum=0)
         if not self.widths or any(isinstance(m, bool) or not isinstance(m, int) or m < 1 for m in self.widths):
@@ -291,19 +301,34 @@ class TransformerCapacityConfig:
 
 
 _CPU_NOTE = "reduced from the source's grid to fit a few minutes of one CPU core: "
+#: The ``recipe`` presets: the ``cpu`` scale with the attention pretrained by App. A.1.2's optimiser
+#: (AdamW, 4000 steps of batch 1280 at lr 2e-4; weight decay 0.1, which A.1.2 does not state: the
+#: value the source gives for its fact-editing language model, App. A.4.5).
+_RECIPE_NOTE = ("the source's attention recipe (4000 steps of batch 1280 at lr 2e-4, AdamW, weight decay "
+                "0.1) at a reduced scale: ")
+
+#: Chords injected into the MLP input in the ``cpu`` and ``recipe`` usability presets (our sensitivity
+#: test, :mod:`assocmem.mlps.transformer.injection`; the source injects none).
+_INJECTED = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
 
 USABILITY_PRESETS = {
     "quick": UsabilityConfig(d=16, num_facts=32, junk_vocab=4, junk_length=4, widths=(2, 4, 8, 16), seeds=3,
                              methods=("gd_ce",), mlp_epochs=600, mlp_lr=1e-2, steps=150, batch_size=64, lr=3e-3,
-                             contexts_per_key=4, dtype="float64",
+                             contexts_per_key=4, injected_noise=(0.05, 0.2), dtype="float64",
                              notes=("toy scale for CI and the live run",)),
     "cpu": UsabilityConfig(d=64, num_facts=512, junk_vocab=9, junk_length=9,
                            widths=(12, 16, 20, 24, 32, 48, 64, 96), seeds=3, methods=GD_METHODS, mlp_epochs=2000,
-                           steps=600, batch_size=256, lr=3e-3, contexts_per_key=4, dtype="float64",
+                           steps=600, batch_size=256, lr=3e-3, contexts_per_key=4, injected_noise=_INJECTED,
+                           dtype="float64",
                            notes=(_CPU_NOTE + "d = 64 and F = 512 (source: 128 and 2048, the same F / d^2 = 1/8), "
                                   "8 widths in [12, 96] (source: 16 in [16, 256]), 3 seeds (4), GD 2000 epochs "
                                   "(10,000), attention 600 steps of batch 256 at lr 3e-3 (4000 of 1280 at 2e-4), "
                                   "float64",)),
+    "recipe": UsabilityConfig(d=64, num_facts=512, junk_vocab=9, junk_length=9,
+                              widths=(12, 16, 20, 24, 32, 48, 64, 96), seeds=3, methods=GD_METHODS, mlp_epochs=2000,
+                              contexts_per_key=4, injected_noise=_INJECTED, dtype="float64",
+                              notes=(_RECIPE_NOTE + "d = 64 and F = 512 (source: 128 and 2048), 8 widths in "
+                                     "[12, 96] (16 in [16, 256]), 3 seeds (4), GD 2000 epochs (10,000), float64",)),
     "paper": UsabilityConfig(d=128, num_facts=2048, junk_vocab=9, junk_length=9,
                              widths=tuple(sorted({int(round(16 * 16 ** (i / 15))) for i in range(16)})), seeds=4,
                              methods=GD_METHODS),
@@ -317,6 +342,9 @@ NOISE_PRESETS = {
                        notes=(_CPU_NOTE + "(d, F) in {(32, 128), (64, 512)} (source: (64, 512), (96, 1152), "
                               "(128, 2048)), 3 seeds (4), attention 600 steps of batch 256 at lr 3e-3 "
                               "(4000 of 1280 at 2e-4), float64",)),
+    "recipe": NoiseConfig(sizes=((64, 512),), junk_lengths=(2, 16), seeds=3, contexts_per_key=8, dtype="float64",
+                          notes=(_RECIPE_NOTE + "(d, F) = (64, 512) only (source: also (96, 1152) and "
+                                 "(128, 2048)), J in {2, 16} (2, 4, 8, 16), 3 seeds (4), float64",)),
     "paper": NoiseConfig(sizes=((64, 512), (96, 1152), (128, 2048))),
 }
 
@@ -426,10 +454,15 @@ def usable_keys(mlp, facts, eps: torch.Tensor, draws: int, seed: int) -> tuple[t
             raise ValueError(f"the MLP's weights are on {where} but the facts are on {facts.keys.device}; "
                              "move one of them (facts.to(device)) before the usable-key test")
     clean = output_margins(mlp, facts)  # (F,)
-    queries = sphere_perturbations(facts.keys, eps, draws, seed)
-    noisy = torch.stack([output_margins(mlp, facts, queries=q) for q in queries])  # (R, F)
+    noisy = _noisy_margins(mlp, facts, eps, draws, seed)  # (R, F)
     worst = noisy.min(dim=0).values
     return worst > 0, clean - worst
+
+
+def _noisy_margins(mlp, facts, eps: torch.Tensor, draws: int, seed: int) -> torch.Tensor:
+    """Margins ``(draws, F)`` at :func:`sphere_perturbations` of the keys."""
+    queries = sphere_perturbations(facts.keys, eps, draws, seed)
+    return torch.stack([output_margins(mlp, facts, queries=q) for q in queries])
 
 
 # --------------------------------------------------------------------------------------------
@@ -465,11 +498,28 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
         missed in a scored context where ``||u - k|| > 1``: the attention lost the key); the
         attention's ``noise_ceiling``, ``noise_mean`` and ``noise_q50`` over every key and
         **held-out** context, its accuracy on the identity task over the scored contexts
-        (``identity_accuracy``) and over the held-out ones (``identity_accuracy_heldout``).
+        (``identity_accuracy``) and over the held-out ones (``identity_accuracy_heldout``). Per
+        chord ``e`` of ``injected_noise`` (:func:`injection_columns`): ``acc_inj_<e>``, the
+        Transformer's accuracy on the scored contexts with the MLP input moved by ``e``
+        (:mod:`assocmem.mlps.transformer.injection`; the same moved inputs at every width), and
+        ``usable_inj_<e>``, the usable-key fraction with key ``i``'s noise
+        ``sqrt(eps_i^2 + e^2)`` (``eps_i`` its held-out ceiling, as above), and
+        ``survive_inj_<e>``, the fraction of the ``F x noise_draws`` noisy queries at that
+        distance whose margin stays positive (the expected accuracy the margins predict when
+        every context draws its own direction, as the injection does). Theorem B.62:
+        ``lipschitz_max`` (the largest spectral norm of the MLP's Jacobian over the keys and the
+        held-out MLP inputs, :func:`~assocmem.mlps.transformer.noise.local_lipschitz`: a lower
+        bound on ``L_bil``), ``value_coherence`` (``mu_v``), ``value_spread`` (the largest
+        ``||v_i - v_j||``), ``thm_eps`` (eq. 70's threshold at ``delta =``
+        :data:`THEOREM_DELTA`, :func:`~assocmem.mlps.transformer.noise.noisy_margin_threshold`;
+        NaN when the MLP does not store every fact) and ``thm_lost`` (keys whose margin is not
+        positive at some of ``noise_draws`` random points at chord ``thm_eps``: 0 if the bound
+        holds there; NaN with ``thm_eps``).
     """
     T = _transformer()
-    # the 7th stream (held-out contexts) extends the first six: SeedSequence states are prefixes
-    s_emb, s_map, s_mlp, s_train, s_eval, s_noise, s_held = _streams(point_seed(config, point), 7)
+    # the 7th stream (held-out contexts) extends the first six, the 8th (injected noise) the first
+    # seven: SeedSequence states are prefixes
+    s_emb, s_map, s_mlp, s_train, s_eval, s_noise, s_held, s_inj = _streams(point_seed(config, point), 8)
     task = T.SSFRTask(num_facts=config.num_facts, junk_vocab=config.junk_vocab, junk_length=config.junk_length)
     emb = T.embedding_table(task, config.d, seed=s_emb)
     model = T.pretrained_attention(task, emb, _model_config(config, config.d, device), _train_config(config, s_train))
@@ -484,6 +534,21 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
     lost_eval = noise_eval.max(dim=1).values > _LOST_CHORD  # keys the attention loses in a scored context
     mapping = T.fact_map(task, seed=s_map)
     facts = T.fact_set(emb, task, mapping)
+    # Theorem B.62's threshold (eq. 70): the values' coherence, and the held-out MLP inputs at which
+    # (with the keys) the MLP's Lipschitz constant is estimated
+    values = facts.values.to(torch.float64)
+    gram = values @ values.T
+    coherence = float((gram - torch.eye(len(values), dtype=torch.float64)).abs().max())
+    value_spread = float(torch.cdist(values, values).max())
+    from assocmem.mlps.transformer import injection
+
+    u_held, _ = injection.query_inputs(model, task, mapping, config.contexts_per_key, s_held)
+    lip_points = torch.cat([facts.keys.to(torch.float64), u_held.to(torch.float64).cpu()])
+    injected = []  # per injected chord: the scored contexts' MLP inputs moved by it (same for every width)
+    if config.injected_noise:
+        u, targets = injection.query_inputs(model, task, mapping, config.contexts_per_key, s_eval)
+        for e, s_e in zip(config.injected_noise, _streams(s_inj, len(config.injected_noise))):
+            injected.append((e, injection.tangent_noise(u, e, s_e), targets))
     rows = []
     for method in config.methods:
         for m in config.widths:
@@ -494,7 +559,13 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
             unit_margins = margins / norms.clamp_min(torch.finfo(torch.float64).tiny)
             # before the swap: with_mlp moves the MLP to the model's device, the facts stay where they are
             usable, drop = usable_keys(mlp, facts, eps, config.noise_draws, s_noise)
-            correct = T.ssfr_correct(model.with_mlp(mlp), task, mapping, config.contexts_per_key, s_eval)  # (F, C)
+            extra = _theorem_and_injection(mlp, facts, margins, eps, lip_points, coherence, value_spread,
+                                           injected, config, s_noise)  # before the swap moves the MLP
+            with_mlp = model.with_mlp(mlp)
+            for e, u_e, targets in injected:  # the Transformer's accuracy with the MLP input moved by e
+                extra[injection_columns(e)[0]] = float(injection.injected_correct(with_mlp, u_e, targets)
+                                                       .double().mean())
+            correct = T.ssfr_correct(with_mlp, task, mapping, config.contexts_per_key, s_eval)  # (F, C)
             key_right = correct.all(dim=1)
             stored = margins > 0
             q10, q50, q90 = torch.quantile(unit_margins, torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)).tolist()
@@ -520,8 +591,50 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
                 "identity_accuracy": float(identity_acc), "identity_accuracy_heldout": float(identity_held),
                 "V_J": int(config.junk_vocab), "contexts": int(config.contexts_per_key),
             })
+            rows[-1].update(extra)
     return rows
 
+
+def _theorem_and_injection(mlp, facts, margins, eps, lip_points, coherence, value_spread, injected, config,
+                           s_noise) -> dict:
+    """The columns of a usability row that read the MLP alone: Theorem B.62 and the injected margins."""
+    T = _transformer()
+    lipschitz = float(T.local_lipschitz(mlp, lip_points).max())
+    gamma = float(margins.min())
+    thm_eps, thm_lost = float("nan"), float("nan")
+    F = len(margins)
+    if gamma > 0:
+        thm_eps = T.noise.noisy_margin_threshold(gamma, lipschitz, F, config.d, coherence, delta=THEOREM_DELTA)
+        at = torch.full((F,), thm_eps, dtype=torch.float64)
+        thm_lost = int((_noisy_margins(mlp, facts, at, config.noise_draws, s_noise) <= 0).any(dim=0).sum())
+    out = {"lipschitz_max": lipschitz, "value_coherence": coherence, "value_spread": value_spread,
+           "thm_eps": thm_eps, "thm_lost": thm_lost}
+    for e, _, _ in injected:
+        total = (eps.square() + e * e).sqrt().clamp(max=2.0)  # chord from the key (injection module)
+        positive = _noisy_margins(mlp, facts, total, config.noise_draws, s_noise) > 0  # (R, F)
+        out[injection_columns(e)[1]] = float(positive.all(dim=0).double().mean())
+        out[f"survive_inj_{e:g}"] = float(positive.double().mean())
+    return out
+
+
+def injection_columns(eps: float) -> tuple[str, str]:
+    """The two ``transformer_usability`` columns of an injected chord ``eps``.
+
+    Returns
+    -------
+    (str, str)
+        ``acc_inj_<eps>`` (the Transformer's accuracy over the scored contexts with the MLP input
+        moved by chord ``eps``, :mod:`assocmem.mlps.transformer.injection`) and
+        ``usable_inj_<eps>`` (the usable-key fraction with each key's noise
+        ``sqrt(eps_i^2 + eps^2)``), ``eps`` written with ``:g``. (The rows also carry
+        ``survive_inj_<eps>``: the fraction of keys and draws whose margin stays positive.)
+    """
+    e = as_real(eps, "eps", minimum=0.0, maximum=2.0, strict_min=True)
+    return f"acc_inj_{e:g}", f"usable_inj_{e:g}"
+
+
+#: Failure probability at which :func:`usability_point` evaluates Theorem B.62's noise threshold.
+THEOREM_DELTA = 0.05
 
 #: The predictors of Transformer accuracy :func:`usability_summary` scores: the usable-key fraction
 #: and the two baselines that use no margin (module docstring).
@@ -580,6 +693,94 @@ def usability_summary(frame: pd.DataFrame) -> pd.DataFrame:
             out.append({"method": method, "predictor": name, "n": len(g), "mad": float(np.abs(y - x).mean()),
                         "max_abs": float(np.abs(y - x).max()), "r2": r2, "key_agreement": float(agree.mean())})
     return pd.DataFrame(out)
+
+
+def transformer_lag(frame: pd.DataFrame, column: str = "transformer_accuracy") -> pd.DataFrame:
+    """Per method and training: how much the Transformer still gains after its MLP stores every fact.
+
+    Fig. 2a's lag: the Transformer reaches its top at a larger width than the MLP alone. Per
+    ``(method, rep)``, ``m_mlp`` is the first width at which the standalone MLP stores every fact
+    (``mlp_accuracy == 1``) and ``lag = column(widest m) - column(m_mlp)``: zero when the
+    Transformer is already at its widest value where the MLP first stores everything, positive
+    when it lags.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of ``transformer_usability`` (``method, rep, m, mlp_accuracy`` and ``column``).
+    column : str, default "transformer_accuracy"
+        The Transformer accuracy to use (e.g. an ``acc_inj_<eps>`` column, :func:`injection_columns`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``method, rep, m_mlp, lag``; ``m_mlp`` and ``lag`` are NaN for a training whose MLP
+        never stores every fact.
+
+    Raises
+    ------
+    ValueError
+        A missing column.
+
+    References
+    ----------
+    Seed 001, Sec. 3.2 and Fig. 2a.
+    """
+    missing = sorted({"method", "rep", "m", "mlp_accuracy", column} - set(frame.columns))
+    if missing:
+        raise ValueError(f"usability rows lack the column(s) {missing}")
+    out = []
+    for (method, rep), g in frame.sort_values("m").groupby(["method", "rep"], sort=True):
+        full = g[g["mlp_accuracy"] >= 1]
+        if len(full):
+            m, lag = int(full["m"].iloc[0]), float(g[column].iloc[-1] - full[column].iloc[0])
+        else:
+            m, lag = float("nan"), float("nan")
+        out.append({"method": method, "rep": rep, "m_mlp": m, "lag": lag})
+    return pd.DataFrame(out)
+
+
+def lag_test(lags, resolution: float, level: float = 0.95) -> dict:
+    """Does the Transformer lag? The mean lag against the spread between trainings.
+
+    The Transformer *lags* when the mean lag over trainings exceeds ``max(t s / sqrt(n),
+    resolution)``: ``t`` the one-sided ``level`` quantile of Student's t with ``n - 1`` degrees
+    of freedom, ``s`` the standard deviation of the lags over the ``n`` trainings (so the lower
+    confidence bound of the mean lag is above zero), and ``resolution`` the smallest change an
+    accuracy can show (one sequence's share ``1 / (F C)``).
+
+    Parameters
+    ----------
+    lags : array-like of float
+        One lag per training (:func:`transformer_lag`), at least two, finite.
+    resolution : float
+        ``>= 0``.
+    level : float, default 0.95
+        In ``(0.5, 1)``.
+
+    Returns
+    -------
+    dict
+        ``n``, ``mean``, ``sd``, ``threshold`` and ``lags`` (bool).
+
+    Raises
+    ------
+    ValueError
+        Fewer than two lags, a non-finite lag, a bad ``resolution`` or ``level``.
+    """
+    from scipy import stats
+
+    x = np.asarray(lags, dtype=float).ravel()
+    if x.size < 2 or not np.isfinite(x).all():
+        raise ValueError(f"need at least two finite lags (one per training); got {x.tolist()}")
+    resolution = as_real(resolution, "resolution", minimum=0.0)
+    level = as_real(level, "level", minimum=0.5, maximum=1.0, strict_min=True)
+    if level >= 1.0:
+        raise ValueError(f"level must be in (0.5, 1); got {level}")
+    sd = float(x.std(ddof=1))
+    threshold = max(float(stats.t.ppf(level, x.size - 1)) * sd / float(np.sqrt(x.size)), resolution)
+    return {"n": int(x.size), "mean": float(x.mean()), "sd": sd, "threshold": threshold,
+            "lags": bool(x.mean() > threshold)}
 
 
 # --------------------------------------------------------------------------------------------

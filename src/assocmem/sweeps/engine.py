@@ -77,16 +77,18 @@ def _now() -> str:
 
 @functools.lru_cache(maxsize=1)
 def _git() -> dict:
-    """Commit and dirty flag of the repository holding this package (None outside one)."""
+    """Commit and dirty flag of the repository holding this package (None outside one): dirty
+    when the package's own files differ from the commit (:func:`_git_state`)."""
     return _git_state(Path(__file__).resolve().parent.parent)
 
 
 def _git_state(package: Path) -> dict:
     """Commit and dirty flag of the git repository holding the folder ``package``.
 
-    Dirty means a tracked file differs from the commit, or an untracked (not ignored) file lies
-    inside ``package``: a new module a sweep imports is code the commit does not hold. Untracked
-    files elsewhere in the repository (results being written) do not count.
+    Dirty means a file inside ``package`` differs from the commit or is untracked (not ignored):
+    a changed or new module a sweep imports is code the commit does not hold. Files elsewhere in
+    the repository do not count: a sweep rewriting its own tracked result files (``--force``)
+    leaves the code it ran as committed.
 
     Parameters
     ----------
@@ -105,8 +107,7 @@ def _git_state(package: Path) -> dict:
 
     try:
         commit = git("rev-parse", "HEAD").strip()
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no").strip()
-                     or git("status", "--porcelain", "--untracked-files=all", "--", ".").strip())
+        dirty = bool(git("status", "--porcelain", "--untracked-files=all", "--", ".").strip())
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 from torch import nn
 
@@ -62,3 +63,21 @@ def test_local_lipschitz_closed_form_matches_autograd():
     # a linear map's Jacobian is itself
     lin = nn.Linear(16, 16, bias=False).double()
     assert torch.allclose(local_lipschitz(lin, pts), torch.linalg.matrix_norm(lin.weight.detach(), ord=2).expand(5))
+
+
+def test_noisy_margin_threshold_is_eq_70_solved_for_eps():
+    from assocmem.mlps.transformer.noise import noisy_margin_threshold
+
+    F, d, mu, L, g = 512, 64, 0.5, 30.0, 2.0
+    eps = noisy_margin_threshold(g, L, F, d, mu, delta=0.05)
+    log_term = math.log(2 * F * F / 0.05)  # C0 = 2, the union bound's
+    drop = 2 * (1 + mu) * L * eps + 2 * math.sqrt(2) * L * eps * math.sqrt(F * log_term / d)
+    assert math.isclose(drop, g, rel_tol=1e-13)  # eq. 70's right side is zero at the threshold
+    assert math.isclose(noisy_margin_threshold(2 * g, L, F, d, mu), 2 * eps, rel_tol=1e-13)
+    assert noisy_margin_threshold(g, L, F, d, mu, delta=0.5) > eps  # a likelier failure, more room
+    assert noisy_margin_threshold(g, L, F, 4 * d, mu) > eps
+    for bad in (dict(margin=0.0), dict(lipschitz=-1.0), dict(coherence=1.5), dict(delta=1.0),
+                dict(c0=1.0), dict(num_facts=1)):
+        args = dict(margin=g, lipschitz=L, num_facts=F, d=d, coherence=mu) | bad
+        with pytest.raises(ValueError):
+            noisy_margin_threshold(**args)

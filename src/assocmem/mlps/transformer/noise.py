@@ -44,6 +44,7 @@ __all__ = [
     "noise_ceiling",
     "noise_ceiling_bound",
     "local_lipschitz",
+    "noisy_margin_threshold",
 ]
 
 
@@ -146,6 +147,64 @@ def noise_ceiling_bound(c0: float, lipschitz: float, num_facts: int, d: int) -> 
     F = as_int(num_facts, "num_facts", minimum=2)
     d = as_int(d, "d", minimum=1)
     return c0 / (L * math.sqrt(F * math.log(F) / d))
+
+
+def noisy_margin_threshold(margin: float, lipschitz: float, num_facts: int, d: int, coherence: float,
+                           delta: float = 0.05, c0: float = 2.0) -> float:
+    """The noise below which Theorem B.62 (eq. 70) keeps every margin positive, with the proof's constants.
+
+    Eq. 70 bounds the noisy margin by ``gamma_ij(k~_i) >= gamma_ij(k_i) - 2 (1 + mu_v) L eps -
+    2 sqrt(2) L eps sqrt(F Lg / d)`` with ``Lg = ln(C0 F^2 / delta)``, simultaneously for all pairs
+    with probability at least ``1 - delta``. It is the form of Theorem 5.2 / Corollaries B.63-B.65
+    whose constants the proof states (eqs. 71-78 absorb them into unnamed ``C_1``, ``C_2``,
+    ``c_0``): every constant is explicit but ``C0``, the union bound's, which the proof needs to be
+    at least 2 (``F (F - 1)`` ordered pairs at ``delta / (C0 F^2)`` each must total at most
+    ``delta / 2``). Solving ``margin - L eps (2 (1 + mu_v) + 2 sqrt(2 F Lg / d)) > 0`` for ``eps``:
+
+        ``eps* = margin / (L (2 (1 + mu_v) + 2 sqrt(2) sqrt(F Lg / d)))``.
+
+    Parameters
+    ----------
+    margin : float
+        ``gamma_min(k) > 0``, the clean minimum margin (output scale).
+    lipschitz : float
+        ``L_bil > 0``, the Lipschitz constant in the query on the same output scale (eq. 69; the
+        main text's eq. 11 calls it the MLP's Lipschitz constant).
+    num_facts, d : int
+        ``F >= 2``, ``d >= 1``.
+    coherence : float
+        ``mu_v`` in ``[0, 1]``: the largest ``|<v_i, v_j>|`` over distinct unit values.
+    delta : float, default 0.05
+        Failure probability in ``(0, 1)``.
+    c0 : float, default 2.0
+        The union bound's constant, ``>= 2`` for the proof to hold.
+
+    Returns
+    -------
+    float
+        ``eps*`` (a chord distance, the unit of Definition 5.1).
+
+    Raises
+    ------
+    ValueError
+        A non-positive or non-finite ``margin`` or ``lipschitz``, ``coherence`` outside ``[0, 1]``,
+        ``delta`` outside ``(0, 1)``, ``c0 < 2``, ``F < 2`` or ``d < 1``.
+
+    References
+    ----------
+    Seed 001, App. B.10.1: Theorem B.62 (eq. 70, and its proof), Corollaries B.63-B.65.
+    """
+    margin = as_real(margin, "margin", minimum=0.0, strict_min=True)
+    L = as_real(lipschitz, "lipschitz", minimum=0.0, strict_min=True)
+    F = as_int(num_facts, "num_facts", minimum=2)
+    d = as_int(d, "d", minimum=1)
+    mu = as_real(coherence, "coherence", minimum=0.0, maximum=1.0)
+    delta = as_real(delta, "delta", minimum=0.0, maximum=1.0, strict_min=True)
+    if delta >= 1.0:
+        raise ValueError(f"delta must be in (0, 1); got {delta}")
+    c0 = as_real(c0, "c0", minimum=2.0)
+    log_term = math.log(c0 * F * F / delta)
+    return margin / (L * (2 * (1 + mu) + 2 * math.sqrt(2) * math.sqrt(F * log_term / d)))
 
 
 def local_lipschitz(mlp, points: torch.Tensor) -> torch.Tensor:
