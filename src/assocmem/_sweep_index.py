@@ -10,7 +10,7 @@ SWEEPS = {
     "attention_noise": {
         "module": "assocmem.mlps.transformer_sweeps",
         "description": "attention noise ceiling of a pretrained SSFR attention against junk length J, V_J = J (seed 001, Def. 5.1, Fig. 3a)",
-        "presets": {"quick": 6, "cpu": 24, "paper": 48},
+        "presets": {"quick": 6, "cpu": 24, "recipe": 6, "paper": 48},
     },
     "capacity": {
         "module": "assocmem.mlps.capacity_sweeps",
@@ -32,15 +32,35 @@ SWEEPS = {
         "description": "Monte Carlo read error of the additive memory vs (n-1)/d_k (Part I; the engine's example)",
         "presets": {"quick": 6, "cpu": 15, "paper": 30},
     },
+    "editing_moments": {
+        "module": "assocmem.mlps.editing_sweeps",
+        "description": "fact editing's weight editors rerun with a preserved-key moment from the corpus, not from the preserved facts' own prompts (seed 001, Table 1; ROME, MEMIT, AlphaEdit)",
+        "presets": {"quick": 3, "paper": 6, "cpu": 3},
+    },
     "fact_editing": {
         "module": "assocmem.mlps.editing_sweeps",
         "description": "fact editing in the one-layer book-author LM: MLP swapping against ROME, MEMIT and AlphaEdit at 2, 5 and 10 % edited facts (seed 001, Table 1, Figs. 8 and 9)",
-        "presets": {"quick": 6, "cpu": 9, "paper": 9},
+        "presets": {"quick": 6, "cpu": 9, "cpu_dd": 3, "paper": 9},
+    },
+    "lm_block_capacity": {
+        "module": "assocmem.mlps.lm_block_sweeps",
+        "description": "smallest whitened MLP width at which an untied Transformer block on language-model embeddings (residual, trained V/O) reaches 100 % SSFR training accuracy (seed 001, Fig. 14)",
+        "presets": {"quick": 2, "cpu": 24, "paper": 16},
+    },
+    "lm_block_recipe": {
+        "module": "assocmem.mlps.lm_block_sweeps",
+        "description": "training accuracy and attention noise of the untied block on language-model embeddings against the attention's training length (seed 001, Fig. 14)",
+        "presets": {"quick": 4, "cpu": 6},
     },
     "lm_capacity": {
         "module": "assocmem.mlps.lm_embedding_sweeps",
         "description": "smallest whitened width recalling 98 % of F captured language-model facts (seed 001, Fig. 13)",
         "presets": {"quick": 24, "cpu": 36, "paper": 12},
+    },
+    "lm_dedup": {
+        "module": "assocmem.mlps.lm_dedup_sweeps",
+        "description": "near-twin share of every Fig. 13 draw, and Fig. 13 on deduplicated language-model facts (seed 001, App. A.5.3)",
+        "presets": {"quick": 36, "cpu": 54, "paper": 18},
     },
     "lm_margin": {
         "module": "assocmem.mlps.lm_embedding_sweeps",
@@ -102,14 +122,24 @@ SWEEPS = {
         "description": "one-layer attention trained on associative recall: learned beta, recall against m, effective beta, value norms (seed 002, C7-C13, open question)",
         "presets": {"quick": 6, "cpu": 21, "paper": 350},
     },
+    "transformer_architecture": {
+        "module": "assocmem.mlps.transformer_capacity_sweeps",
+        "description": "training and fact-adaptive accuracy of the SSFR block with App. A.4.3's changes reverted one at a time: residual on, W_V or W_O trainable (seed 001)",
+        "presets": {"quick": 15, "cpu": 48, "paper": 30},
+    },
     "transformer_capacity": {
         "module": "assocmem.mlps.transformer_sweeps",
         "description": "smallest MLP width (W = 3md) at which the SSFR Transformer reaches 100 % fact-adaptive and 99 % training accuracy, per method (seed 001, Fig. 1c, 3b and 10)",
         "presets": {"quick": 12, "cpu": 24, "paper": 48},
     },
+    "transformer_facts": {
+        "module": "assocmem.mlps.transformer_capacity_sweeps",
+        "description": "largest F at a fixed MLP width reaching 99 % training and 100 % fact-adaptive accuracy in the SSFR Transformer (seed 001, Fig. 10's protocol)",
+        "presets": {"quick": 6, "cpu": 9, "paper": 30},
+    },
     "transformer_usability": {
         "module": "assocmem.mlps.transformer_sweeps",
         "description": "GD MLPs of growing width inserted into a pretrained SSFR attention: standalone margin and accuracy, Transformer accuracy, usable keys (seed 001, Fig. 2a and 7)",
-        "presets": {"quick": 3, "cpu": 3, "paper": 4},
+        "presets": {"quick": 3, "cpu": 3, "recipe": 3, "paper": 4},
     },
 }

@@ -101,3 +101,26 @@ def test_write_sweep_index_writes_a_module_that_holds_it(tmp_path):
     namespace: dict = {}
     exec(path.read_text(), namespace)
     assert namespace["SWEEPS"] == sweep_index()
+
+
+def test_every_sweep_module_imports_first_in_a_fresh_interpreter():
+    """A library sweep module imported first (before any lookup) registers without loading the
+    others mid-import: loading them there imported half-initialised modules (a sweep module that
+    imports ``transformer.insertion`` while ``insertion`` was itself importing a sweep module)."""
+    import subprocess
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    from assocmem.sweeps.registry import _discovered
+
+    first = [*_discovered(), "assocmem.mlps.transformer", "assocmem.mlps.editing",
+             "assocmem.mlps.lm_embeddings"]
+
+    def fresh_import(name):
+        code = f"import {name}; from assocmem.sweeps import sweep_names; sweep_names()"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        return name, done.returncode, done.stderr[-600:]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        failed = [(n, err) for n, rc, err in pool.map(fresh_import, first) if rc != 0]
+    assert not failed, failed

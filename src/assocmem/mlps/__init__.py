@@ -42,6 +42,8 @@ lm_embedding_sweeps  the ``lm_margin`` and ``lm_capacity`` sweeps: Figs. 12-13 o
 transformer_sweeps  the ``transformer_usability``, ``attention_noise`` and ``transformer_capacity``
                   sweeps: margins, noise ceiling and capacity inside the SSFR Transformer
                   (chapters 14-15)
+transformer_summaries  what the stored rows of those sweeps say: the predictors of accuracy,
+                  the lag test, the noise summary (chapter 14)
 transformer_capacity_sweeps  the ``transformer_facts`` and ``transformer_architecture`` sweeps:
                   Fig. 10's protocol (fixed width, largest F) and App. A.4.3's changes reverted
                   (chapter 15)
@@ -70,6 +72,7 @@ __all__ = [
     "transformer",
     "transformer_rerun",
     "transformer_sweeps",
+    "transformer_summaries",
     "transformer_capacity_sweeps",
     "editing",
     "editing_sweeps",

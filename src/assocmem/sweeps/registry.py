@@ -113,7 +113,12 @@ def register_sweep(
     replace = as_bool(replace, "replace")
     sweep = Sweep(name, config_type, presets, points, run_point, description)
     origin = sys._getframe(1).f_globals.get("__name__", run_point.__module__)  # the registering module
-    _load()
+    if origin.split(".")[0] != __package__.split(".")[0]:
+        # A module outside the library: load the library's sweeps first, so that a clash with one
+        # of them is caught here. The library's own modules do not: loading every sweep module
+        # from inside one of them would import modules that are only half initialised (a sweep
+        # module imported through a module it imports); clashes among them surface in _load.
+        _load()
     old = _SWEEPS.get(name)
     if old is not None and not replace and old.run_point.__module__ != run_point.__module__:
         raise ValueError(

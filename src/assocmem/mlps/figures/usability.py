@@ -165,7 +165,7 @@ def attention_noise(rows: pd.DataFrame, means: pd.DataFrame) -> plt.Figure:
     means : pandas.DataFrame
         Their means over the trainings, one row per ``(d, F, J)``, with ``noise_ceiling``,
         ``noise_q50``, ``noise_q90``, ``noise_q99`` and ``failure_rate``
-        (:func:`assocmem.mlps.transformer_sweeps.noise_summary`).
+        (:func:`assocmem.mlps.transformer_summaries.noise_summary`).
 
     Returns
     -------

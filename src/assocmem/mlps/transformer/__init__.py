@@ -27,7 +27,10 @@ module          holds                                                           
                 correctness (App. A.4.3, A.4.4, Fig. 7)
 ``noise``       :func:`attention_noise`, :func:`noise_ceiling`,                            14-15
                 :func:`noise_ceiling_bound`, :func:`local_lipschitz` (Def. 5.1, Thm 5.2,
-                App. A.4.1, B.10)
+                App. A.4.1, B.10), :func:`noisy_margin_threshold` (Thm B.62, eq. 70)
+``injection``   :func:`tangent_noise`, :func:`query_inputs`,                               14
+                :func:`injected_correct`: noise of a set size injected into the MLP's
+                input at the query (the lag sensitivity of chapter 14)
 ==============  =========================================================================  ========
 
 Choices where the authors' code and text differ (each module says why): ``J`` is the length of
@@ -42,7 +45,7 @@ Constructing Efficient Fact-Storing MLPs for Transformers" (arXiv 2607.10034): S
 App. A.1.2, A.2.1-A.2.2, A.4.1-A.4.5, B.10.
 """
 
-from assocmem.mlps.transformer import evaluation, insertion, model, noise, ssfr, training
+from assocmem.mlps.transformer import evaluation, injection, insertion, model, noise, ssfr, training
 from assocmem.mlps.transformer.evaluation import (
     fact_adaptive_accuracy,
     per_key_accuracy,
@@ -60,7 +63,14 @@ from assocmem.mlps.transformer.model import (
     TransformerConfig,
     check_tokens,
 )
-from assocmem.mlps.transformer.noise import attention_noise, local_lipschitz, noise_ceiling, noise_ceiling_bound
+from assocmem.mlps.transformer.injection import injected_correct, query_inputs, tangent_noise
+from assocmem.mlps.transformer.noise import (
+    attention_noise,
+    local_lipschitz,
+    noise_ceiling,
+    noise_ceiling_bound,
+    noisy_margin_threshold,
+)
 from assocmem.mlps.transformer.ssfr import (
     MAX_SEED,
     SSFRBatch,
@@ -91,4 +101,5 @@ __all__ = [
     *training.__all__,
     *evaluation.__all__,
     *noise.__all__,
+    *injection.__all__,
 ]
