@@ -33,9 +33,6 @@ RESULTS = sorted((ROOT / "results").glob("*/*.json"))
 
 #: sweep/preset files still produced from a dirty tree, to be rerun from a clean commit.
 PENDING_CLEAN_RERUN: set[str] = {
-    # started from a tree whose editing_moments code was not yet committed (the code that ran is
-    # the editing_moments_point of commit 7930b41); about 30 minutes of one core to rerun
-    "editing_moments/cpu",
     # issue 28 (chapter 14): computed from the committed code (commit d5a4b53) in a clean clone,
     # but the tree counted as dirty because these runs rewrote their own tracked result files
     # there (quick was rerun clean); the engine now counts only the package's own files
