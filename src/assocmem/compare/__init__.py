@@ -17,7 +17,7 @@ table_sweeps   the ``memory_table`` sweep: every memory, every size, both geomet
 figures        (subpackage) chapter 50's figures, one function per figure
 """
 
-import importlib
+from assocmem._lazy import lazy_modules
 
 #: The modules and subpackages named above, each imported on first use
 #: (``assocmem.compare.adapters``), so importing the Part stays light.
@@ -29,13 +29,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """Import a module of this Part on first use (PEP 562)."""
-    if name in __all__:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}; its modules are: "
-                         f"{', '.join(__all__)}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_modules(__name__, __all__, globals())

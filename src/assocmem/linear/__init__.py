@@ -27,7 +27,7 @@ demo_sweeps   the ``demo`` sweep: the additive memory's read error, the sweep en
 figures       (subpackage) the chapters' figures, one function per figure (chapters 01-03)
 """
 
-import importlib
+from assocmem._lazy import lazy_modules
 
 #: The modules and subpackages named above, each imported on first use
 #: (``assocmem.linear.attention``), so importing the Part stays light.
@@ -43,13 +43,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """Import a module of this Part on first use (PEP 562)."""
-    if name in __all__:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}; its modules are: "
-                         f"{', '.join(__all__)}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_modules(__name__, __all__, globals())

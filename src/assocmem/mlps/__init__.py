@@ -56,7 +56,7 @@ transformer_rerun  the rules by which a rerun of those sweeps is checked against
 figures           (subpackage) the chapters' figures, one function per figure (chapters 10-17)
 """
 
-import importlib
+from assocmem._lazy import lazy_modules
 
 #: The modules and subpackages named above, each imported on first use
 #: (``assocmem.mlps.facts``), so importing the Part stays light.
@@ -84,13 +84,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    """Import a module of this Part on first use (PEP 562)."""
-    if name in __all__:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}; its modules are: "
-                         f"{', '.join(__all__)}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_modules(__name__, __all__, globals())
