@@ -38,7 +38,7 @@ PENDING_CLEAN_RERUN: set[str] = {
     # there (quick was rerun clean); the engine now counts only the package's own files
     # (sweeps.engine._git_state), so a rerun from a clean tree records clean:
     #   python -m assocmem sweep transformer_usability --preset cpu|recipe --force
-    "transformer_usability/cpu", "transformer_usability/recipe",
+    "transformer_usability/recipe",
 }
 #: Sweeps whose every point stores at least three trainings.
 TRAINED = {"fact_editing": "training", "editing_moments": "training", "lm_pairs": "training", "lm_margin": "training",
