@@ -33,12 +33,6 @@ RESULTS = sorted((ROOT / "results").glob("*/*.json"))
 
 #: sweep/preset files still produced from a dirty tree, to be rerun from a clean commit.
 PENDING_CLEAN_RERUN: set[str] = {
-    # issue 28 (chapter 14): computed from the committed code (commit d5a4b53) in a clean clone,
-    # but the tree counted as dirty because these runs rewrote their own tracked result files
-    # there (quick was rerun clean); the engine now counts only the package's own files
-    # (sweeps.engine._git_state), so a rerun from a clean tree records clean:
-    #   python -m assocmem sweep transformer_usability --preset cpu|recipe --force
-    "transformer_usability/recipe",
 }
 #: Sweeps whose every point stores at least three trainings.
 TRAINED = {"fact_editing": "training", "editing_moments": "training", "lm_pairs": "training", "lm_margin": "training",
