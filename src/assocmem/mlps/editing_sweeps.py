@@ -248,6 +248,20 @@ def _point_streams(config: FactEditingConfig, point: dict) -> tuple[int, int, in
     return s_facts, s_model, s_train, s_edit
 
 
+def _base_metrics(model, corpus, result) -> dict:
+    """The base model's row: the expert's accuracy, the model's on template 0, on every trained
+    template and on the never-trained ones, and the mean of its last (up to) 100 training losses."""
+    from assocmem.mlps import editing as E
+
+    n_train = len(corpus.train_templates)
+    return {"mlp_accuracy": E.expert_accuracy(model.fact_expert, model.embedding, corpus),
+            "lm_accuracy": E.lm_accuracy(model, corpus, 0),
+            "lm_accuracy_all": float(np.mean([E.lm_accuracy(model, corpus, t) for t in range(n_train)])),
+            "lm_accuracy_unseen": float(np.mean([E.lm_accuracy(model, corpus, t)
+                                                 for t in range(n_train, corpus.num_templates)])),
+            "train_loss": float(np.mean(result.losses[-min(100, result.steps):]))}
+
+
 def _row(kind: str, fraction: float, setting: dict | None, metrics=None, unseen=float("nan"), **extra) -> dict:
     nan = float("nan")
     s = setting or {}
@@ -323,13 +337,7 @@ def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[d
     _, s_model, _, s_edit = _point_streams(config, point)
     expert, m = point["expert"], int(point["m"])
     corpus, model, result = point_base_model(config, point, device)
-    n_train = len(corpus.train_templates)
-    base = {"mlp_accuracy": E.expert_accuracy(model.fact_expert, model.embedding, corpus),
-            "lm_accuracy": E.lm_accuracy(model, corpus, 0),
-            "lm_accuracy_all": float(np.mean([E.lm_accuracy(model, corpus, t) for t in range(n_train)])),
-            "lm_accuracy_unseen": float(np.mean([E.lm_accuracy(model, corpus, t)
-                                                 for t in range(n_train, corpus.num_templates)])),
-            "train_loss": float(np.mean(result.losses[-min(100, result.steps):]))}
+    base = _base_metrics(model, corpus, result)
     rows = [_row("base", 0.0, None, **base)]
     if expert not in EDIT_EXPERTS:
         return rows
@@ -721,13 +729,7 @@ def editing_moments_point(config: EditingMomentsConfig, point: dict, device) -> 
     base_cfg = FACT_EDITING_PRESETS[config.base_preset]
     _, _, _, s_edit = _point_streams(base_cfg, point)
     corpus, model, result = point_base_model(base_cfg, point, device)
-    n_train = len(corpus.train_templates)
-    base = {"mlp_accuracy": E.expert_accuracy(model.fact_expert, model.embedding, corpus),
-            "lm_accuracy": E.lm_accuracy(model, corpus, 0),
-            "lm_accuracy_all": float(np.mean([E.lm_accuracy(model, corpus, t) for t in range(n_train)])),
-            "lm_accuracy_unseen": float(np.mean([E.lm_accuracy(model, corpus, t)
-                                                 for t in range(n_train, corpus.num_templates)])),
-            "train_loss": float(np.mean(result.losses[-min(100, result.steps):]))}
+    base = _base_metrics(model, corpus, result)
     rows = [_row("base", 0.0, None, **base)]
     moment = E.corpus_key_moment(model, corpus)  # one per base model: it does not depend on the edit
     settings = editor_settings(base_cfg)

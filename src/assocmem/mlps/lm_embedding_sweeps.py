@@ -70,6 +70,7 @@ from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.devices import torch_threads
 from assocmem.mlps.capacity_sweeps import capacity_search, search_columns
 from assocmem.mlps.lm_embeddings import EmbeddingPairs, capture_editing_lm, load_pairs, sample_fact_set
+from assocmem.mlps.lm_embeddings.specs import EDITING_PREFIX as _EDITING_PREFIX
 from assocmem.mlps.lm_embeddings.specs import check_grid as _check_grid
 from assocmem.mlps.lm_embeddings.specs import check_pairs_spec as _check_pairs_spec
 from assocmem.mlps.lm_embeddings.specs import check_trainings as _check_trainings
@@ -100,7 +101,6 @@ __all__ = [
 #: ``"separated"`` (no two keys, and no two values, closer than ``max_cosine``;
 #: :func:`assocmem.mlps.lm_embeddings.sample_fact_set`).
 DRAWS = ("uniform", "separated")
-_EDITING_PREFIX = "editing_lm:"
 # keys: (spec, device, training) for a trained source, (path, device, size, mtime) for a file
 _PAIRS_CACHE: dict[tuple, EmbeddingPairs] = {}
 

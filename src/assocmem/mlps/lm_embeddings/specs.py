@@ -13,7 +13,6 @@ __all__ = ["EDITING_PREFIX", "check_pairs_spec", "check_trainings", "check_grid"
 
 #: The prefix of a pairs source trained from a ``fact_editing`` preset.
 EDITING_PREFIX = "editing_lm:"
-_EDITING_PREFIX = EDITING_PREFIX
 
 
 def check_pairs_spec(spec) -> str:
@@ -26,7 +25,7 @@ def check_pairs_spec(spec) -> str:
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"pairs must be 'editing_lm:<preset>:<expert>' or a .npz path; got {spec!r}")
-    if spec.startswith(_EDITING_PREFIX):
+    if spec.startswith(EDITING_PREFIX):
         parts = spec.split(":")
         if len(parts) != 3 or not all(p.strip() for p in parts):
             raise ValueError(f"pairs must be 'editing_lm:<preset>:<expert>'; got {spec!r}")
@@ -42,9 +41,9 @@ def check_trainings(spec: str, trainings) -> None:
         Not a positive integer, above 1 for a file, or above the ``fact_editing`` preset's.
     """
     n = positive_int("trainings", trainings)
-    if n > 1 and not spec.startswith(_EDITING_PREFIX):
+    if n > 1 and not spec.startswith(EDITING_PREFIX):
         raise ValueError(f"trainings must be 1 for pairs read from a file (one model's pairs); got {n}")
-    if spec.startswith(_EDITING_PREFIX):
+    if spec.startswith(EDITING_PREFIX):
         from assocmem._checks import lookup
         from assocmem.mlps.editing_sweeps import FACT_EDITING_PRESETS
 
