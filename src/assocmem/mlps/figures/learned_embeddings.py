@@ -159,16 +159,7 @@ def capacity(cap_rows: pd.DataFrame, reference: pd.DataFrame, top: float,
     if anchor.empty:
         plt.close(fig)
         raise ValueError("no search found a width: nothing to anchor the F log F line on")
-    anchor = anchor.iloc[0]
-    Fg = np.geomspace(cap_rows.F.min(), cap_rows.F.max(), 50)
-    scale = float(anchor.W) / (anchor.F * np.log(anchor.F))
-    ax.plot(Fg, scale * Fg * np.log(Fg), "k--", lw=0.8, label="F log F")
-    ax.axhline(top, color="grey", lw=0.5, ls=":")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("facts F")
-    ax.set_ylabel("parameters W = 3md")
-    ax.legend(fontsize=7, loc="upper left")
+    _finish_capacity_axes(ax, cap_rows.F, anchor.iloc[0], top)
     return fig
 
 
@@ -227,9 +218,15 @@ def block_capacity(rows: pd.DataFrame, top: float, label: str = "book LM") -> pl
             ax.plot(ok.F, ok[W], "o", color=c, mfc=mfc, ms=4, label=f"{label}, {draw}: {who}")
             bad = g[~g[found].astype(bool)]
             ax.plot(bad.F, np.full(len(bad), top), miss, color=c, ms=7)
-    a = anchor.iloc[0]
-    Fg = np.geomspace(rows.F.min(), rows.F.max(), 50)
-    scale = float(a.W) / (a.F * np.log(a.F))
+    _finish_capacity_axes(ax, rows.F, anchor.iloc[0], top)
+    return fig
+
+
+def _finish_capacity_axes(ax, F, anchor, top) -> None:
+    """The F log F line through the ``anchor`` search (its ``F`` and ``W``) over the range of
+    ``F``, the dotted line at ``top`` where failed searches are drawn, log axes, labels, legend."""
+    Fg = np.geomspace(F.min(), F.max(), 50)
+    scale = float(anchor.W) / (anchor.F * np.log(anchor.F))
     ax.plot(Fg, scale * Fg * np.log(Fg), "k--", lw=0.8, label="F log F")
     ax.axhline(top, color="grey", lw=0.5, ls=":")
     ax.set_xscale("log", base=2)
@@ -237,4 +234,3 @@ def block_capacity(rows: pd.DataFrame, top: float, label: str = "book LM") -> pl
     ax.set_xlabel("facts F")
     ax.set_ylabel("parameters W = 3md")
     ax.legend(fontsize=7, loc="upper left")
-    return fig
