@@ -1,9 +1,13 @@
 """The top-level package: light to import, and every Part and main name reachable from it (issue 29,
 item 5)."""
 
+import ast
+import importlib
 import subprocess
 import sys
+import tomllib
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -38,3 +42,30 @@ def test_an_unknown_name_says_what_exists():
 
 def test_the_package_declares_its_type_hints():
     assert resources.files("assocmem").joinpath("py.typed").is_file()
+    # and the wheel ships the marker: setuptools copies only the package data pyproject lists
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["assocmem"]
+
+
+@pytest.mark.parametrize("module", ["assocmem.mlps.transformer.model", "assocmem.mlps.editing.model",
+                                    "assocmem.mlps.mlp.hebbian", "assocmem.mlps.mlp.readout"])
+def test_public_signatures_are_annotated(module):
+    """Every parameter and return of the public functions and methods of these modules has a type
+    hint (the modules issue 29's state_dict and naming work touched)."""
+    tree = ast.parse(Path(importlib.import_module(module).__file__).read_text())
+    missing = []
+
+    def visit(node, prefix=""):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef) and not child.name.startswith("_"):
+                visit(child, f"{prefix}{child.name}.")
+            elif isinstance(child, ast.FunctionDef) and (not child.name.startswith("_") or child.name == "__init__"):
+                a = child.args
+                params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))]
+                missing.extend(f"{prefix}{child.name}({p.arg})" for p in params
+                               if p.annotation is None and p.arg not in ("self", "cls"))
+                if child.returns is None and child.name != "__init__":
+                    missing.append(f"{prefix}{child.name} -> ?")
+
+    visit(tree)
+    assert not missing, missing

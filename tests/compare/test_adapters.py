@@ -265,3 +265,12 @@ def test_the_delta_rules_options_are_refused_elsewhere(name):
     with pytest.raises(ValueError, match=r"unknown option\(s\) passes"):
         make_memory(name, 8, passes=4)
     assert make_memory("delta_rule", 8, beta=0.5, passes=2).passes == 2
+
+
+def test_a_method_for_a_memory_name_and_back_is_told_the_other_name():
+    with pytest.raises(ValueError, match="unknown memory 'whitened'.*is the memory 'mlp_whitened'"):
+        make_memory("whitened", 4, 8)
+    with pytest.raises(ValueError, match="unknown MLP method 'mlp_whitened'.*its method is 'whitened'"):
+        make_memory("mlp_whitened", 4, 8).__class__(4, 8, "mlp_whitened")
+    with pytest.raises(ValueError, match="unknown memory 'lstm'; valid memories: [^(]*$"):
+        make_memory("lstm", 4)

@@ -292,7 +292,9 @@ class MLPAdapter(AssociativeMemory):
                  lr: float = 1e-3, dtype=torch.float64, device="cpu") -> None:
         super().__init__(d, d, dtype=dtype, device=device)
         if method not in MLP_METHODS:
-            raise ValueError(f"unknown MLP method {method!r}; valid methods: {', '.join(MLP_METHODS)}")
+            hint = (f" ({method!r} is the memory's name in make_memory; its method is {method[4:]!r})"
+                    if isinstance(method, str) and method[4:] in MLP_METHODS and method.startswith("mlp_") else "")
+            raise ValueError(f"unknown MLP method {method!r}; valid methods: {', '.join(MLP_METHODS)}{hint}")
         self.method, self.name = method, f"mlp_{method}"
         self.m = positive_int("m", m)
         self.seed = seed_int(seed)
@@ -692,7 +694,9 @@ def make_memory(name: str, d: int, size: int | None = None, seed: int = 0, *, dt
         option the memory's adapter does not take (the message lists the ones it takes).
     """
     if name not in MEMORY_INFO:
-        raise ValueError(f"unknown memory {name!r}; valid memories: {', '.join(MEMORIES)}")
+        hint = (f" (the MLP built by method {name!r} is the memory 'mlp_{name}')"
+                if isinstance(name, str) and name in MLP_METHODS else "")
+        raise ValueError(f"unknown memory {name!r}; valid memories: {', '.join(MEMORIES)}{hint}")
     info = MEMORY_INFO[name]
     if (info.size is None) != (size is None):
         raise ValueError(f"{name}: size must be {'None' if info.size is None else 'the ' + info.size}; got {size!r}")

@@ -145,3 +145,39 @@ def test_input_checks_run_under_the_thread_cap(module, build, monkeypatch):
     finally:
         torch.set_num_threads(n)
     assert seen == [1]
+
+
+def test_one_name_per_concept_as_seed_001_spells_it():
+    """Algorithm 1's readout mode is ``whitening`` in {none, diag, full}; the constructions of App.
+    A.1.1 are one set of method names wherever a method is taken; the comparison's memories are
+    ``mlp_<method>``; and each name builds the module its documentation says."""
+    from assocmem.compare.adapters import MEMORIES, MLP_METHODS, make_memory
+    from assocmem.mlps import capacity_sweeps as CS
+    from assocmem.mlps.mlp.readout import WHITENINGS
+    from assocmem.mlps.transformer import insertion
+
+    assert WHITENINGS == ("none", "diag", "full")
+    assert MLP_METHODS == CS.METHODS and {"unwhitened", "whitened", "data_dependent"} <= set(CS.METHODS)
+    assert set(insertion.METHODS) - {"gd_ce", "gd_mse"} == set(CS.METHODS) - {"gd"}
+    assert {n for n in MEMORIES if n.startswith("mlp_")} == {f"mlp_{m}" for m in CS.METHODS}
+    facts = make_fact_set(24, 8, seed=1)
+    for method, mode in (("unwhitened", "none"), ("whitened", "full")):
+        built = CS.build_memory(method, facts, 16, seed=2)
+        assert built.construction == f"hebbian-{mode}"
+        assert torch.equal(built.B, hebbian_mlp(facts, 16, whitening=mode, seed=2).B)
+    memory = make_memory("mlp_whitened", 8, 16, seed=2).write(facts.keys, facts.targets)
+    assert torch.equal(memory.model.B, hebbian_mlp(facts, 16, whitening="full", seed=2).B)
+
+
+@pytest.mark.parametrize("name, mode", [("whitened", "full"), ("unwhitened", "none")])
+def test_a_construction_name_given_as_the_mode_is_told_the_mode(name, mode):
+    from assocmem.mlps.mlp.readout import hebbian_readout
+
+    facts = make_fact_set(6, 4, seed=0)
+    message = f"got '{name}' .*construction of seed 001.*whitening='{mode}'"
+    with pytest.raises(ValueError, match=message):
+        hebbian_mlp(facts, 4, whitening=name)
+    with pytest.raises(ValueError, match=message):
+        hebbian_readout(torch.ones(3, 2, dtype=torch.float64), torch.ones(3, 2, dtype=torch.float64), name)
+    with pytest.raises(ValueError, match=r"one of \('none', 'diag', 'full'\); got 'ful'$"):
+        hebbian_mlp(facts, 4, whitening="ful")

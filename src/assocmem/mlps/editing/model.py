@@ -36,6 +36,7 @@ Transformer with Rotary Position Embedding" (2021), eq. (34) (RoPE, rotating pai
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -152,7 +153,7 @@ def rope(x: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
     return out
 
 
-def check_lm_tokens(tokens, vocab_size: int) -> torch.Tensor:
+def check_lm_tokens(tokens: torch.Tensor, vocab_size: int) -> torch.Tensor:
     """``tokens`` checked: an integer tensor ``(B, T)``, ``B, T >= 1``, ids in ``[0, vocab_size)``.
 
     Raises
@@ -169,11 +170,11 @@ _TRAINED = ("attn_norm", "query", "key", "router_in", "router_out", "aux_U", "au
 class _NonlinearMap(nn.Module):
     """``W_2 GELU(W_1 LN(z))`` without biases: the seed's learned query (or key) map."""
 
-    def __init__(self, d: int, hidden: int, eps: float) -> None:
+    def __init__(self, d: int, hidden: int, eps: float, **factory) -> None:
         super().__init__()
-        self.norm = nn.LayerNorm(d, eps=max(eps, 1e-12))
-        self.W1 = nn.Linear(d, hidden, bias=False)
-        self.W2 = nn.Linear(hidden, d, bias=False)
+        self.norm = nn.LayerNorm(d, eps=max(eps, 1e-12), **factory)
+        self.W1 = nn.Linear(d, hidden, bias=False, **factory)
+        self.W2 = nn.Linear(hidden, d, bias=False, **factory)
 
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         return self.W2(Fn.gelu(self.W1(self.norm(z))))
@@ -206,6 +207,9 @@ class EditingLM(nn.Module):
     seed : int, default 0
         Seed of the trainable weights' initialisation (PyTorch's defaults, drawn under a forked
         RNG so the global stream is untouched).
+
+    A ``state_dict`` holds the embeddings, the trained weights, the fact expert's weights and, as
+    extra state, the config; :meth:`empty` builds a model without values to load it into.
 
     Raises
     ------
@@ -245,6 +249,96 @@ class EditingLM(nn.Module):
             self.out_norm = nn.RMSNorm(c.d, eps=c.norm_eps)
         for name in _TRAINED:  # the expert keeps its own dtype
             getattr(self, name).to(c.dtype)
+
+    @classmethod
+    def empty(cls, config: EditingLMConfig, fact_expert: nn.Module, *,
+              device: str | torch.device | None = None) -> "EditingLM":
+        """A model with zero weights (nothing drawn, torch's random stream untouched), to load a
+        ``state_dict`` into.
+
+        ``EditingLM.empty(config, BilinearMLP.empty(d, m, device="meta"), device="meta")`` (or
+        inside ``with torch.device("meta"):``, which ``device=None`` follows) allocates nothing;
+        ``load_state_dict(saved, assign=True)`` then takes the saved tensors (their dtype and
+        device) and the saved config.
+
+        Parameters
+        ----------
+        config : EditingLMConfig
+            The saved model's sizes (``vocab_size``, ``d``, ``qk_hidden``, ``aux_rank``,
+            ``router_hidden``); ``config.dtype`` is the empty weights' dtype.
+        fact_expert : torch.nn.Module
+            An expert of the saved one's shape (e.g. ``BilinearMLP.empty(d, m)``); used as it is
+            (not probed, not moved: build it on ``device``), frozen in place.
+        device : str, torch.device or None
+            Where the weights are allocated; ``None`` is torch's current default device.
+
+        Raises
+        ------
+        ValueError
+            A config that is not an EditingLMConfig or an expert that is not a module.
+        """
+        if not isinstance(config, EditingLMConfig):
+            raise ValueError(f"config must be an EditingLMConfig; got {type(config).__name__}")
+        if not isinstance(fact_expert, nn.Module):
+            raise ValueError(f"the fact expert must be a torch.nn.Module; got {type(fact_expert).__name__}")
+        c = config
+        target = torch.empty(0, device=device).device  # None: the current default device
+        obj = cls.__new__(cls)
+        nn.Module.__init__(obj)
+        obj.config = c
+        obj.register_buffer("embedding", torch.zeros(c.vocab_size, c.d, dtype=c.dtype, device=target))
+        obj.fact_expert = fact_expert.requires_grad_(False)
+        meta = {"device": "meta", "dtype": c.dtype}  # shapes only: nothing drawn
+        obj.attn_norm = nn.RMSNorm(c.d, eps=c.norm_eps, **meta)
+        obj.query = _NonlinearMap(c.d, c.qk_hidden, c.norm_eps, **meta)
+        obj.key = _NonlinearMap(c.d, c.qk_hidden, c.norm_eps, **meta)
+        obj.router_in = nn.Linear(c.d, c.router_hidden, **meta)
+        obj.router_out = nn.Linear(c.router_hidden, 1, **meta)
+        obj.aux_U = nn.Linear(c.d, c.aux_rank, bias=False, **meta)
+        obj.aux_V = nn.Linear(c.aux_rank, c.d, bias=False, **meta)
+        obj.out_norm = nn.RMSNorm(c.d, eps=c.norm_eps, **meta)
+        if target.type != "meta":
+            for name in _TRAINED:
+                module = getattr(obj, name).to_empty(device=target)
+                with torch.no_grad():
+                    for p in module.parameters():
+                        p.zero_()  # to_empty leaves the storage uninitialised
+        return obj
+
+    def get_extra_state(self) -> dict:
+        """What ``state_dict`` saves beside the tensors: ``{"config": dict}``, the config's fields."""
+        return {"config": dataclasses.asdict(self.config)}
+
+    def set_extra_state(self, state: dict) -> None:
+        """Restore :meth:`get_extra_state`'s record: the saved config replaces this model's
+        (``rope_base`` and ``norm_eps`` with it, the norms' ``eps`` too); ``config.dtype`` is the
+        loaded embeddings' dtype.
+
+        Raises
+        ------
+        ValueError
+            If the record is not ``{"config": dict}`` of valid :class:`EditingLMConfig` fields, or
+            the saved sizes (``vocab_size``, ``d``, ``qk_hidden``, ``aux_rank``,
+            ``router_hidden``) are not this model's.
+        """
+        fields = state.get("config") if isinstance(state, dict) and set(state) == {"config"} else None
+        if not isinstance(fields, dict):
+            raise ValueError(f"the extra state of an EditingLM must be {{'config': dict}}; got {state!r}")
+        try:
+            config = EditingLMConfig(**fields)
+        except TypeError as exc:
+            raise ValueError(f"the saved config is not an EditingLMConfig: {exc}") from None
+        sizes = ("vocab_size", "d", "qk_hidden", "aux_rank", "router_hidden")
+        differ = [k for k in sizes if getattr(config, k) != getattr(self.config, k)]
+        if differ:
+            raise ValueError(f"the saved model differs from this one in {', '.join(differ)}: saved "
+                             f"{[getattr(config, k) for k in differ]}, this one "
+                             f"{[getattr(self.config, k) for k in differ]}")
+        self.config = dataclasses.replace(config, dtype=self.embedding.dtype)
+        for norm in (self.attn_norm, self.out_norm):
+            norm.eps = config.norm_eps
+        for qk in (self.query, self.key):
+            qk.norm.eps = max(config.norm_eps, 1e-12)
 
     # ------------------------------------------------------------------ pieces
 

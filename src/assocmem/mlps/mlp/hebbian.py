@@ -11,7 +11,20 @@ tested against and benchmarked beside (same weights, features as two GEMMs, the 
 :func:`~assocmem.mlps.mlp.readout.hebbian_readout_reference`). :func:`hebbian_mlp` runs with
 torch's threads capped at the cores other processes leave free
 (:func:`assocmem.benchmarking.load_capped_threads`). Source: seed 001, Sec. 4.1 (eqs. 7-8), Algorithm 1 (App. B.2.3), App. B.2.4 (eqs. 12-14), Lemma B.2
-(App. B.2.2), App. A.1.1 and A.3.2. Used by chapter 10 ("Facts, margins and the counting bound"),
+(App. B.2.2), App. A.1.1 and A.3.2.
+
+Names, as seed 001 spells them. Algorithm 1's readout mode is the keyword ``whitening``, one of
+``"none"``, ``"diag"``, ``"full"`` (default ``"none"``, Algorithm 1's default: the unwhitened
+construction). The constructions the seed compares (App. A.1.1, A.4.3) are the ``method`` of the
+builders and sweeps (:func:`assocmem.mlps.capacity_sweeps.build_memory`,
+:func:`assocmem.mlps.transformer.insertion.build_mlp`): ``"unwhitened"`` is ``whitening="none"``,
+``"whitened"`` is ``whitening="full"`` with ridge ``1e-6`` (this function's default ridge),
+``"data_dependent"`` is :func:`~assocmem.mlps.mlp.data_dependent.data_dependent_mlp`; beside them
+``"ntk"`` and ``"gd"``. In the comparison of every memory (:mod:`assocmem.compare.adapters`) the same
+constructions are the memories ``"mlp_<method>"`` (``"mlp_whitened"``). A module's
+``construction`` records the mode it was built with (``"hebbian-full"``).
+
+Used by chapter 10 ("Facts, margins and the counting bound"),
 chapter 11 ("MLPs are kernel Hebbians", through the Theorem 3.1 check on Algorithm 1's ``B0``),
 chapter 12 ("How margins scale", through :mod:`assocmem.mlps.margin_sweeps`) and chapter 13
 ("Facts per parameter", through :mod:`assocmem.mlps.capacity_sweeps`).
@@ -34,7 +47,7 @@ from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian, _nonneg_float
 from assocmem.mlps.mlp.architectures import BilinearMLP, ExactK2Memory, _stacked_features
-from assocmem.mlps.mlp.readout import WHITENINGS, hebbian_readout, hebbian_readout_reference
+from assocmem.mlps.mlp.readout import _check_whitening, hebbian_readout, hebbian_readout_reference
 
 __all__ = [
     "hebbian_mlp",
@@ -78,6 +91,8 @@ def hebbian_mlp(
     m : int
         Hidden width, ``m >= 1``.
     whitening : {"none", "diag", "full"}, default "none"
+        Algorithm 1's readout mode: ``"none"`` is the seed's unwhitened construction, ``"full"``
+        (with the default ridge) its whitened one; ``"diag"`` divides by the feature variances.
     ridge : float, default 1e-6
         ``lambda`` of eqs. 13-14 and Algorithm 1 line 11, a finite real ``>= 0`` (booleans and
         strings are refused). ``0`` is allowed; a singular system then raises.
@@ -128,8 +143,7 @@ def hebbian_mlp(
     with load_capped_threads():  # the input checks too: their elementwise passes are parallel regions
         facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
         m = _positive_int("m", m)
-        if whitening not in WHITENINGS:
-            raise ValueError(f"whitening must be one of {WHITENINGS}; got {whitening!r}")
+        _check_whitening(whitening)
         if branch not in ("auto", "primal", "dual"):
             raise ValueError(f"branch must be 'auto', 'primal' or 'dual'; got {branch!r}")
         ridge = _nonneg_float("ridge", ridge)

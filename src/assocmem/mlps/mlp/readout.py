@@ -40,6 +40,28 @@ __all__ = [
 #: Readout whitening modes of Algorithm 1.
 WHITENINGS = ("none", "diag", "full")
 
+#: Seed 001's names of its constructions (App. A.1.1) that are one whitening mode of Algorithm 1:
+#: the mode a caller who writes the construction's name for ``whitening`` means.
+_CONSTRUCTION_MODES = {"unwhitened": "none", "whitened": "full"}
+
+
+def _check_whitening(whitening: str) -> str:
+    """``whitening`` checked to be one of :data:`WHITENINGS` (Algorithm 1's modes).
+
+    Raises
+    ------
+    ValueError
+        Any other value; a construction's name (``"whitened"``) is told the mode it is
+        (``whitening='full'``), the name the builders' ``method`` takes.
+    """
+    if whitening in WHITENINGS:
+        return whitening
+    hint = ""
+    if isinstance(whitening, str) and whitening in _CONSTRUCTION_MODES:
+        hint = (f" ({whitening!r} names a construction of seed 001, App. A.1.1, the builders' method; its "
+                f"readout mode is whitening={_CONSTRUCTION_MODES[whitening]!r})")
+    raise ValueError(f"whitening must be one of {WHITENINGS}; got {whitening!r}{hint}")
+
 
 #: Up to this size :func:`_gram_lower` is one GEMM; above it, row panels of the lower triangle.
 _GRAM_ONE_GEMM_MAX = 128
@@ -195,8 +217,7 @@ def hebbian_readout(
     ----------
     Seed 001, Algorithm 1; App. B.2.4, eqs. 12-14.
     """
-    if whitening not in WHITENINGS:
-        raise ValueError(f"whitening must be one of {WHITENINGS}; got {whitening!r}")
+    _check_whitening(whitening)
     if branch not in ("auto", "primal", "dual"):
         raise ValueError(f"branch must be 'auto', 'primal' or 'dual'; got {branch!r}")
     Phi = float_tensor(Phi, "Phi", 2, min_rows=1)

@@ -35,6 +35,7 @@ encoding, RMSNorm before attention, unit-RMSNorm before the MLP and the output),
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -113,7 +114,11 @@ class TransformerConfig:
 
 
 class IdentityMLP(nn.Module):
-    """The identity map ``R^d -> R^d``: the "MLP" of the attention-only pretraining (App. A.1.2)."""
+    """The identity map ``R^d -> R^d``: the "MLP" of the attention-only pretraining (App. A.1.2).
+
+    No parameters, buffers or settings: its ``state_dict`` is empty and ``IdentityMLP()`` is
+    already an "empty" module on every device (the meta device included).
+    """
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x
@@ -143,6 +148,9 @@ class CausalAttention(nn.Module):
     W_Q, W_K, W_V, W_O : torch.nn.Parameter, shape ``(d, d)``
         ``q = W_Q h`` (rows act on the right: ``q = h @ W_Q.T``).
 
+    A ``state_dict`` holds the four weights and, as extra state, ``frozen_identity`` (whether
+    ``W_V = W_O = I`` are frozen and skipped); :meth:`empty` builds a module to load it into.
+
     Raises
     ------
     ValueError
@@ -169,6 +177,66 @@ class CausalAttention(nn.Module):
         self.scale = 1.0 / math.sqrt(d)
         #: ``W_V = W_O = I`` frozen: the fast path skips them (edit them only with this flag off)
         self.frozen_identity = bool(freeze_value_output)
+
+    @classmethod
+    def empty(cls, d: int, freeze_value_output: bool = True, *, dtype: torch.dtype | None = None,
+              device: str | torch.device | None = None) -> "CausalAttention":
+        """A head of width ``d`` with zero weights (nothing drawn), to load a ``state_dict`` into.
+
+        ``CausalAttention.empty(d, device="meta")`` (or inside ``with torch.device("meta"):``,
+        which ``device=None`` follows) allocates nothing; ``load_state_dict(saved, assign=True)``
+        then takes the saved weights (their dtype and device) and the saved ``frozen_identity``.
+
+        Parameters
+        ----------
+        d : int
+            Width, ``>= 1``.
+        freeze_value_output : bool, default True
+            As in the constructor (the loaded record replaces it).
+        dtype : torch.dtype, optional
+            float32 or float64; ``None`` is :func:`torch.get_default_dtype`.
+        device : str, torch.device or None
+            Passed to :func:`torch.zeros`; ``None`` is torch's current default device.
+
+        Raises
+        ------
+        ValueError
+            ``d`` not an integer ``>= 1``, ``freeze_value_output`` not a bool, or a dtype other
+            than float32 / float64.
+        """
+        d = as_int(d, "d", minimum=1)
+        frozen = as_bool(freeze_value_output, "freeze_value_output")
+        dtype = check_float_dtype(torch.get_default_dtype() if dtype is None else dtype)
+        obj = cls.__new__(cls)
+        nn.Module.__init__(obj)
+        for name in ("W_Q", "W_K", "W_V", "W_O"):
+            frozen_weight = frozen and name in ("W_V", "W_O")
+            weight = torch.zeros(d, d, dtype=dtype, device=device)  # (d, d)
+            setattr(obj, name, nn.Parameter(weight, requires_grad=not frozen_weight))
+        obj.scale = 1.0 / math.sqrt(d)
+        obj.frozen_identity = frozen
+        return obj
+
+    def get_extra_state(self) -> dict:
+        """What ``state_dict`` saves beside the weights: ``{"frozen_identity": bool}``."""
+        return {"frozen_identity": bool(self.frozen_identity)}
+
+    def set_extra_state(self, state: dict) -> None:
+        """Restore :meth:`get_extra_state`'s record: ``frozen_identity`` and, with it, whether
+        ``W_V`` and ``W_O`` take gradients.
+
+        Raises
+        ------
+        ValueError
+            If the record is not ``{"frozen_identity": bool}``.
+        """
+        if not isinstance(state, dict) or set(state) != {"frozen_identity"} or not isinstance(
+                state["frozen_identity"], bool):
+            raise ValueError("the extra state of a CausalAttention must be "
+                             f"{{'frozen_identity': bool}}; got {state!r}")
+        self.frozen_identity = state["frozen_identity"]
+        self.W_V.requires_grad_(not self.frozen_identity)
+        self.W_O.requires_grad_(not self.frozen_identity)
 
     def at_last(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Attention of the last position only: ``(o_T (B, d), a_T (B, T))`` from ``h`` ``(B, T, d)``.
@@ -199,7 +267,7 @@ class CausalAttention(nn.Module):
         return (a @ v) @ self.W_O.T, a
 
 
-def check_tokens(tokens, task: SSFRTask, *, ssfr: bool = True) -> torch.Tensor:
+def check_tokens(tokens: torch.Tensor, task: SSFRTask, *, ssfr: bool = True) -> torch.Tensor:
     """``tokens`` checked: an integer tensor ``(B, T)``, ``B, T >= 1``, ids in ``[0, vocab_size)``.
 
     Parameters
@@ -254,6 +322,21 @@ def _check_mlp(mlp, d: int, device: torch.device, dtype: torch.dtype) -> nn.Modu
     return mlp
 
 
+def _after_load(model: "SSFRTransformer", incompatible) -> None:
+    """``load_state_dict``'s post hook: ``config.dtype`` / ``config.device`` name where the loaded
+    embeddings are (``assign=True`` takes the saved tensors), and the MLP's input dtype follows
+    the loaded MLP."""
+    E = model.embedding
+    try:  # "auto" on this machine, or the name of the embeddings' device: nothing to rewrite
+        named = resolve_device(model.config.device, dtype=E.dtype)
+        here = named.type == E.device.type and named.index in (None, E.device.index)
+    except (ValueError, RuntimeError):
+        here = False
+    if E.dtype != model.config.dtype or not here:
+        model.config = dataclasses.replace(model.config, dtype=E.dtype, device=str(E.device))
+    model._mlp_dtype = module_dtype(model.mlp, model.config.dtype)
+
+
 class SSFRTransformer(nn.Module):
     """One-layer, one-head Transformer for SSFR with a frozen, swappable MLP (seed 001, App. A.1.2).
 
@@ -277,6 +360,11 @@ class SSFRTransformer(nn.Module):
         Seed of ``W_Q`` and ``W_K`` (drawn on the CPU in float64, then cast).
     attention : CausalAttention, optional
         Share an existing attention module instead of drawing one (what :meth:`with_mlp` does).
+
+    A ``state_dict`` holds the embeddings, the attention weights, the MLP's weights and, as extra
+    state, the config and the task (every field but the device: a loaded model stays where it
+    was built, and its ``config.device`` and ``config.dtype`` then name where its embeddings
+    are). :meth:`empty` builds a model without values to load it into.
 
     Raises
     ------
@@ -306,6 +394,95 @@ class SSFRTransformer(nn.Module):
         self.attention = attention
         self.mlp = _check_mlp(IdentityMLP() if mlp is None else mlp, config.d, dev, config.dtype)
         self._mlp_dtype = module_dtype(self.mlp, config.dtype)  # the MLP's input is cast to it
+        self.register_load_state_dict_post_hook(_after_load)
+
+    @classmethod
+    def empty(cls, config: TransformerConfig, task: SSFRTask, mlp: nn.Module | None = None, *,
+              device: str | torch.device | None = None) -> "SSFRTransformer":
+        """A model with zero embeddings and attention weights (nothing drawn), to load a
+        ``state_dict`` into.
+
+        ``SSFRTransformer.empty(config, task, mlp, device="meta")`` (or inside
+        ``with torch.device("meta"):``, which ``device=None`` follows) allocates nothing;
+        ``load_state_dict(saved, assign=True)`` then takes the saved tensors (their dtype and
+        device), config and task.
+
+        Parameters
+        ----------
+        config : TransformerConfig
+            Its ``d``, ``dtype`` and ``freeze_value_output`` shape the empty model; its
+            ``device`` is replaced by the device the model is built on.
+        task : SSFRTask
+            Gives the embedding's row count ``vocab_size``.
+        mlp : torch.nn.Module, optional
+            An MLP of the saved one's shape, e.g. ``BilinearMLP.empty(d, m, device="meta")``;
+            ``None`` is :class:`IdentityMLP`. Used as it is (not probed, not moved: build it on
+            ``device``), frozen in place.
+        device : str, torch.device or None
+            Passed to :func:`torch.zeros`; ``None`` is torch's current default device.
+
+        Raises
+        ------
+        ValueError
+            A config that is not a TransformerConfig, a task that is not an SSFRTask, an MLP that
+            is not a module or whose ``config.d`` is not ``config.d``.
+        """
+        if not isinstance(config, TransformerConfig):
+            raise ValueError(f"config must be a TransformerConfig; got {type(config).__name__}")
+        if not isinstance(task, SSFRTask):
+            raise ValueError(f"task must be an SSFRTask; got {type(task).__name__}")
+        mlp = IdentityMLP() if mlp is None else mlp
+        if not isinstance(mlp, nn.Module):
+            raise ValueError(f"mlp must be a torch.nn.Module; got {type(mlp).__name__}")
+        width = getattr(getattr(mlp, "config", None), "d", None)
+        if width is not None and width != config.d:
+            raise ValueError(f"the MLP's input width is {width}; the Transformer's width is d = {config.d}")
+        obj = cls.__new__(cls)
+        nn.Module.__init__(obj)
+        E = torch.zeros(task.vocab_size, config.d, dtype=config.dtype, device=device)  # (vocab, d)
+        obj.config = dataclasses.replace(config, device=str(E.device))
+        obj.task = task
+        obj.register_buffer("embedding", E, persistent=True)
+        obj.register_buffer("normed", torch.zeros_like(E))  # (vocab, d)
+        obj.attention = CausalAttention.empty(config.d, config.freeze_value_output, dtype=config.dtype,
+                                              device=E.device)
+        obj.mlp = mlp.requires_grad_(False)
+        obj._mlp_dtype = module_dtype(obj.mlp, config.dtype)
+        obj.register_load_state_dict_post_hook(_after_load)
+        return obj
+
+    def get_extra_state(self) -> dict:
+        """What ``state_dict`` saves beside the tensors: ``{"config": dict, "task": dict}``, the
+        config's fields but ``device`` and the task's fields."""
+        config = {f.name: getattr(self.config, f.name) for f in dataclasses.fields(self.config)
+                  if f.name != "device"}
+        return {"config": config, "task": dataclasses.asdict(self.task)}
+
+    def set_extra_state(self, state: dict) -> None:
+        """Restore :meth:`get_extra_state`'s record: the saved config (on this model's device)
+        and task replace this model's.
+
+        Raises
+        ------
+        ValueError
+            If the record is not ``{"config": dict, "task": dict}`` of valid
+            :class:`TransformerConfig` / :class:`SSFRTask` fields, or the saved ``d`` or
+            ``vocab_size`` is not this model's.
+        """
+        ok = isinstance(state, dict) and set(state) == {"config", "task"} and all(
+            isinstance(state[k], dict) for k in state)
+        if not ok:
+            raise ValueError("the extra state of an SSFRTransformer must be {'config': dict, 'task': dict}; "
+                             f"got {state!r}")
+        try:
+            config = TransformerConfig(**state["config"], device=self.config.device)
+            task = SSFRTask(**state["task"])
+        except TypeError as exc:
+            raise ValueError(f"the saved config or task is not valid: {exc}") from None
+        if config.d != self.config.d or task.vocab_size != self.task.vocab_size:
+            raise ValueError(f"the saved model has d = {config.d} and vocab_size = {task.vocab_size}; this one "
+                             f"d = {self.config.d} and vocab_size = {self.task.vocab_size}")
+        self.config, self.task = config, task
 
     # ------------------------------------------------------------------ the query position
 
