@@ -62,11 +62,15 @@ import zlib
 from dataclasses import dataclass
 from numbers import Real
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from assocmem._checks import as_bool
 from assocmem._checks import as_int as _as_int
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, PathLike, Seed
 
 __all__ = [
     "PREPROCESSING",
@@ -205,7 +209,8 @@ class PatternSplit:
         return (self._rows(split) > 0).astype(np.uint8)
 
 
-def stratified_split(labels, test_fraction: float = 0.25, seed=0) -> tuple[np.ndarray, np.ndarray]:
+def stratified_split(labels: ArrayLike, test_fraction: float = 0.25,
+                     seed: Seed = 0) -> tuple[np.ndarray, np.ndarray]:
     """Seeded stratified split of row indices: each class split in the same proportion.
 
     Parameters
@@ -265,7 +270,8 @@ def _preprocess(train: np.ndarray, test: np.ndarray, preprocessing: str, full_sc
     return (train - mean) / scale, (test - mean) / scale, mean, scale
 
 
-def load_digits_patterns(test_fraction: float = 0.25, seed=0, preprocessing: str = "center") -> PatternSplit:
+def load_digits_patterns(test_fraction: float = 0.25, seed: Seed = 0,
+                         preprocessing: str = "center") -> PatternSplit:
     """scikit-learn's handwritten digits as ``n = 64`` patterns, split and preprocessed.
 
     Parameters
@@ -322,7 +328,7 @@ def _open(path: Path):
     return gzip.open(path, "rb") if head == b"\x1f\x8b" else open(path, "rb")
 
 
-def read_idx(path) -> np.ndarray:
+def read_idx(path: PathLike) -> np.ndarray:
     """Read an IDX file (the format of the MNIST files), plain or gzip-compressed.
 
     The format: two zero bytes, a type code (``0x08`` uint8, ``0x09`` int8, ``0x0B`` int16,
@@ -379,7 +385,7 @@ def read_idx(path) -> np.ndarray:
     return data.astype(dtype.newbyteorder("="))
 
 
-def write_idx(path, array, compress: bool | None = None) -> Path:
+def write_idx(path: PathLike, array: ArrayLike, compress: bool | None = None) -> Path:
     """Write an array as an IDX file (the inverse of :func:`read_idx`).
 
     Parameters
@@ -441,7 +447,7 @@ def _candidates(root: Path) -> list[Path]:
     return [root, root / "MNIST" / "raw", root / "raw", root / "mnist"]
 
 
-def find_mnist(root, split: str = "train") -> tuple[Path, Path]:
+def find_mnist(root: PathLike, split: str = "train") -> tuple[Path, Path]:
     """Locate the MNIST image and label files of a split under ``root``.
 
     Looks in ``root``, ``root/MNIST/raw`` (torchvision's layout), ``root/raw`` and
@@ -489,7 +495,7 @@ def find_mnist(root, split: str = "train") -> tuple[Path, Path]:
     return found[0], found[1]
 
 
-def load_mnist(root, split: str = "train", *, flatten: bool = True, scale: bool = True,
+def load_mnist(root: PathLike, split: str = "train", *, flatten: bool = True, scale: bool = True,
                limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """MNIST images and labels from local IDX files (never downloads).
 

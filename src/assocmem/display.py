@@ -39,9 +39,13 @@ import math
 import numbers
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -137,7 +141,7 @@ def _text(x: float | int, m: re.Match) -> str:
     return format(x, spec)
 
 
-def rounded(value, spec: str = DEFAULT_SPEC) -> float | int:
+def rounded(value: ArrayLike, spec: str = DEFAULT_SPEC) -> float | int:
     """``value`` rounded to exactly the digits that ``format(value, spec)`` shows.
 
     The result is the float nearest the decimal that the format prints, so formatting it again
@@ -231,7 +235,8 @@ def _check_below(x: float, bound: float) -> None:
         )
 
 
-def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing: str = "-") -> str:
+def fmt(value: ArrayLike | str | None, spec: str = DEFAULT_SPEC, *, below: float | None = None,
+        missing: str = "-") -> str:
     """One number as the book shows it.
 
     Parameters
@@ -284,7 +289,7 @@ def fmt(value, spec: str = DEFAULT_SPEC, *, below: float | None = None, missing:
     return "0" if _is_negative_zero_text(text) else text
 
 
-def range_text(values, spec: str = DEFAULT_SPEC) -> str:
+def range_text(values: ArrayLike, spec: str = DEFAULT_SPEC) -> str:
     """A quantity measured over several trainings (or draws): ``"mean (min to max)"``.
 
     Parameters
@@ -349,7 +354,8 @@ def _is_negative_zero_text(text: str) -> bool:
     return text.startswith("-") and "0" in mantissa and not any(c in "123456789" for c in mantissa)
 
 
-def glue(name: str, value, spec: str | None = None, *, below: float | None = None) -> None:
+def glue(name: str, value: ArrayLike | str | bool, spec: str | None = None, *,
+         below: float | None = None) -> None:
     """Glue ``value`` into the chapter (MyST-NB), rounded to the digits the prose shows.
 
     Use the same ``spec`` in the prose reference (``{glue:text}`name:.3f```) or none there.
@@ -492,7 +498,7 @@ class Table:
         If ``frame`` is not a DataFrame (it would fail only when displayed).
     """
 
-    def __init__(self, frame: pd.DataFrame):
+    def __init__(self, frame: pd.DataFrame) -> None:
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"frame must be a pandas DataFrame of display strings (from tabulate), "
                             f"got {type(frame).__name__}")

@@ -7,12 +7,20 @@ Colours are the Okabe & Ito (2008) colour-blind-safe palette. Every chapter call
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 
 from assocmem._checks import as_int, as_real
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from collections.abc import Iterable
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from typing import Any
 
 __all__ = ["PALETTE", "use_style", "color", "key_value_planes", "draw_vector", "label_machine_dependent",
            "require_frame"]
@@ -76,7 +84,8 @@ def use_style() -> None:
 
 
 def key_value_planes(title_left: str = "keys and queries", title_right: str = "values",
-                     lim: float = 1.6, figsize: Sequence[float] = (8.0, 3.8)):
+                     lim: float = 1.6, figsize: Sequence[float] = (8.0, 3.8)) -> tuple[Figure,
+                     np.ndarray]:
     """Two square panels in the style of seed 000's figures: the key/query plane on the left,
     the value plane on the right, and an arrow between them for the map ``S``.
 
@@ -108,7 +117,8 @@ def key_value_planes(title_left: str = "keys and queries", title_right: str = "v
     return fig, axes
 
 
-def draw_vector(ax, v, label: str | None = None, c: int | str = 0, ls: str = "-", offset=(0.06, 0.06), **kw):
+def draw_vector(ax: Axes, v: ArrayLike, label: str | None = None, c: int | str = 0, ls: str = "-",
+                offset: tuple[float, float] = (0.06, 0.06), **kw: Any) -> None:
     """Draw the 2-D vector ``v`` as an arrow from the origin, with an optional maths label.
 
     Raises
@@ -132,12 +142,12 @@ def draw_vector(ax, v, label: str | None = None, c: int | str = 0, ls: str = "-"
         ax.text(v[0] + offset[0], v[1] + offset[1], label, color=col, fontsize=12)
 
 
-def label_machine_dependent(ax, text: str = "wall-clock time: machine-dependent") -> None:
+def label_machine_dependent(ax: Axes, text: str = "wall-clock time: machine-dependent") -> None:
     """Mark an axis whose data are timings on this machine."""
     ax.text(0.99, 0.02, text, transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color="0.4")
 
 
-def require_frame(frame, columns, name: str) -> None:
+def require_frame(frame: object, columns: Iterable[str], name: str) -> None:
     """Check the data a figure helper draws: a :class:`pandas.DataFrame` with every named column.
 
     Parameters

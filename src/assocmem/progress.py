@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from tqdm.std import tqdm  # plain text bars: no ipywidgets needed, no warning in a kernel
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["progress", "quiet"]
 
@@ -15,7 +19,7 @@ def quiet() -> bool:
     return any(os.environ.get(k, "") not in ("", "0", "false", "False") for k in ("CI", "ASSOCMEM_QUIET"))
 
 
-def progress(iterable: Iterable, **kwargs) -> Iterable:
+def progress(iterable: Iterable, **kwargs: Any) -> Iterable:
     """Wrap ``iterable`` in a tqdm bar unless :func:`quiet`; keyword arguments go to tqdm."""
     kwargs.setdefault("disable", quiet())
     kwargs.setdefault("leave", False)

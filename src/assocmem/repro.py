@@ -57,13 +57,16 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Literal, Mapping
+from typing import Iterable, Literal, Mapping, TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from assocmem._checks import as_bool, as_int, as_real
 from assocmem.display import fmt
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "KINDS",
@@ -398,7 +401,8 @@ class ReproductionTable:
         if bad:
             raise TypeError(f"rows must be Check objects, got {bad[0]!r}")
 
-    def add(self, claim: str, seed=None, ours=None, tol=None, **kwargs) -> Check:
+    def add(self, claim: str, seed: float | str | None = None, ours: float | str | None = None,
+            tol: float | None = None, **kwargs: Any) -> Check:
         """Append a :class:`Check` built from the arguments and return it.
 
         numpy and torch scalars (and 0-d arrays or tensors) become plain Python numbers. The row
@@ -418,8 +422,9 @@ class ReproductionTable:
         self.rows.append(row)
         return row
 
-    def check(self, claim_id: str | None = None, /, *, ours=_UNSET, seed=_UNSET, value: str | None = None,
-              case: str | None = None, **kwargs):
+    def check(self, claim_id: str | None = None, /, *, ours: float | str | None = _UNSET,
+              seed: float | str | None = _UNSET, value: str | None = None,
+              case: str | None = None, **kwargs: Any) -> Check | ReproductionTable:
         """Append a row that checks the registry's claim ``claim_id`` and return it.
 
         Called without arguments, ``check()`` is :meth:`verify` (its name before rows were made by
@@ -572,7 +577,7 @@ class ReproductionTable:
             raise ReproductionError(f"{self.title}: {len(bad)} check(s) regressed\n" + "\n".join(lines))
         return self
 
-    def show(self):
+    def show(self) -> _Display:
         """Check, then return the table for display (HTML with an id per row, plain text, and
         the rows as display strings in the output's metadata under :data:`METADATA_KEY`)."""
         self.verify()

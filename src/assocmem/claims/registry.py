@@ -44,9 +44,12 @@ from importlib import resources
 from numbers import Real
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, TYPE_CHECKING
 
 import yaml
+
+if TYPE_CHECKING:
+    from assocmem._typing import PathLike
 
 __all__ = [
     "FIELDS",
@@ -313,7 +316,7 @@ def _load(path: Path) -> Mapping[str, Claim]:
     return MappingProxyType(out)
 
 
-def load_claims(directory=None) -> Mapping[str, Claim]:
+def load_claims(directory: PathLike | None = None) -> Mapping[str, Claim]:
     """Every claim of the registry, by id (read once per directory, then cached).
 
     Parameters
@@ -348,7 +351,7 @@ def load_claims(directory=None) -> Mapping[str, Claim]:
     return _load(_resolve(directory))
 
 
-def get_claim(claim_id: str, directory=None) -> Claim:
+def get_claim(claim_id: str, directory: PathLike | None = None) -> Claim:
     """The claim with the id ``claim_id``.
 
     Parameters
@@ -416,7 +419,7 @@ def _load_crosswalk(path: Path) -> Mapping[str, tuple[CrosswalkRow, ...]]:
     return MappingProxyType(out)
 
 
-def load_crosswalk(directory=None) -> Mapping[str, tuple[CrosswalkRow, ...]]:
+def load_crosswalk(directory: PathLike | None = None) -> Mapping[str, tuple[CrosswalkRow, ...]]:
     """The crosswalk from the chapters' reproduction rows to the registry, by chapter.
 
     Parameters

@@ -40,11 +40,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from typing import Mapping, TYPE_CHECKING
 
 import pandas as pd
 
 from assocmem.claims.registry import SOURCES, get_claim, load_claims, load_crosswalk
+
+if TYPE_CHECKING:
+    from assocmem._typing import PathLike
 
 __all__ = [
     "CLAIM_VERDICTS",
@@ -132,7 +135,7 @@ class Verdicts:
     claims: Mapping[str, ClaimVerdict]
     conflicts: tuple[ClaimVerdict, ...]
 
-    def counts(self, directory=None) -> pd.DataFrame:
+    def counts(self, directory: PathLike | None = None) -> pd.DataFrame:
         """Claims per source: how many, how many checked and unchecked, and how many per verdict.
 
         Parameters
@@ -176,7 +179,7 @@ def _conflict_kind(found: set[str]) -> str:
     return "comparability"
 
 
-def row_claim_ids(rows: pd.DataFrame, directory=None) -> list[str | None]:
+def row_claim_ids(rows: pd.DataFrame, directory: PathLike | None = None) -> list[str | None]:
     """The registry id of the claim each row checks, or None for a row that checks none.
 
     A row made by :meth:`~assocmem.repro.ReproductionTable.check` carries its id (the column
@@ -226,7 +229,7 @@ def row_claim_ids(rows: pd.DataFrame, directory=None) -> list[str | None]:
     return out
 
 
-def verdicts(rows: pd.DataFrame, directory=None) -> Verdicts:
+def verdicts(rows: pd.DataFrame, directory: PathLike | None = None) -> Verdicts:
     """Every registry claim's verdict from the chapters' reproduction rows, and the conflicts.
 
     Parameters

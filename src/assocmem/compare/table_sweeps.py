@@ -46,6 +46,7 @@ Seed 000, §7; seed 001, Sec. 4.3 and App. A.3.1; seed 002 and Bricken & Pehleva
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -67,6 +68,11 @@ from assocmem.compare.harness import (
 from assocmem.devices import torch_threads
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
+
+if TYPE_CHECKING:
+    from assocmem._typing import PathLike
+    from collections.abc import Sequence
+    import torch
 
 __all__ = [
     "TableConfig",
@@ -222,7 +228,7 @@ def _builder(config: TableConfig, point: dict, device):
     return build
 
 
-def table_point(config: TableConfig, point: dict, device) -> dict:
+def table_point(config: TableConfig, point: dict, device: torch.device) -> dict:
     """Measure one memory at one size on one geometry (module docstring: the columns).
 
     The fact set, its spike and the query noise depend on ``(d, F_max, geometry, seed)`` only, so
@@ -322,7 +328,8 @@ register_sweep(
 )
 
 
-def load_table_results(presets=("paper", "cpu"), results_dir=None):
+def load_table_results(presets: Sequence[str] = ("paper", "cpu"),
+                       results_dir: PathLike | None = None) -> tuple[str, pd.DataFrame]:
     """The stored results of the largest preset that has been run: ``(preset, frame)``.
 
     Raises

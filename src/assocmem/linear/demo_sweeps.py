@@ -10,11 +10,15 @@ and real, which makes it the sweep engine's test case and its smallest worked ex
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from assocmem.linear.capacity.read_error import read_error_mc
 from assocmem.linear.theory import additive_read_error
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["DemoConfig", "demo_points", "demo_point"]
 
@@ -48,7 +52,7 @@ def demo_points(config: DemoConfig) -> list[dict]:
     return grid
 
 
-def demo_point(config: DemoConfig, point: dict, device) -> dict:
+def demo_point(config: DemoConfig, point: dict, device: torch.device) -> dict:
     """Monte Carlo read error of the additive memory at one ``(d_k, n)``.
 
     Returns

@@ -38,8 +38,12 @@ Kohonen, T., & Ruohonen, M. (1973). Representation of associated data by matrix 
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "additive_read_error",
@@ -106,7 +110,7 @@ def _check_open_angle(theta) -> np.ndarray:
     return th
 
 
-def additive_read_error(n, d_k):
+def additive_read_error(n: ArrayLike, d_k: ArrayLike) -> float | np.ndarray:
     """Expected read error of the additive memory, ``e_add(n) = (n - 1) / d_k``.
 
     Parameters
@@ -139,7 +143,7 @@ def additive_read_error(n, d_k):
     return _scalar_or_array(out, scalar)
 
 
-def least_squares_read_error(n, d_k):
+def least_squares_read_error(n: ArrayLike, d_k: ArrayLike) -> float | np.ndarray:
     """Expected read error of the least-squares memory: 0 for ``n <= d_k``, else ``1 - d_k/n``.
 
     Valid for keys uniform on the sphere and Gaussian values with ``E||v||^2 = 1``.
@@ -176,7 +180,7 @@ def least_squares_read_error(n, d_k):
     return _scalar_or_array(out, scalar)
 
 
-def dual_vector_norm(theta):
+def dual_vector_norm(theta: ArrayLike) -> float | np.ndarray:
     """Length of each dual vector of two unit keys at angle ``theta``: ``1 / sin(theta)``.
 
     Parameters
@@ -211,7 +215,7 @@ def dual_vector_norm(theta):
 
 
 
-def least_squares_sigma_max(theta):
+def least_squares_sigma_max(theta: ArrayLike) -> float | np.ndarray:
     """Largest singular value of the least-squares memory of two unit keys at angle ``theta``.
 
     With unit keys ``k_1, k_2`` at angle ``theta`` and orthonormal values ``v_1, v_2``, the memory
@@ -260,7 +264,7 @@ def least_squares_sigma_max(theta):
     return _scalar_or_array(out, th.ndim == 0)
 
 
-def additive_sigma_max(theta):
+def additive_sigma_max(theta: ArrayLike) -> float | np.ndarray:
     """Largest singular value of the additive memory of two unit keys at angle ``theta``.
 
     With orthonormal values, ``S = V K^T`` has the singular values of ``K``:
@@ -294,7 +298,7 @@ def additive_sigma_max(theta):
     return _scalar_or_array(out, th.ndim == 0)
 
 
-def welch_bound(n, d_k):
+def welch_bound(n: ArrayLike, d_k: ArrayLike) -> float | np.ndarray:
     """Smallest possible largest overlap of ``n`` unit vectors in ``R^{d_k}`` (Welch, 1974).
 
     For any unit keys ``k_1, ..., k_n`` in ``R^{d_k}``,
@@ -338,7 +342,7 @@ def welch_bound(n, d_k):
     return _scalar_or_array(out, scalar)
 
 
-def planar_coherence_bound(n):
+def planar_coherence_bound(n: ArrayLike) -> float | np.ndarray:
     """Smallest possible largest overlap ``max_{i != j} |cos|`` of ``n`` unit vectors in the plane.
 
     ``|cos|`` between two unit vectors depends only on the lines through them. ``n`` lines through
@@ -375,7 +379,7 @@ def planar_coherence_bound(n):
     out = np.where(n_arr <= 2, 0.0, np.cos(np.pi / np.maximum(n_arr, 1.0)))
     return _scalar_or_array(out, n_arr.ndim == 0)
 
-def max_pairs_at_error(eps, d_k):
+def max_pairs_at_error(eps: ArrayLike, d_k: ArrayLike) -> int | np.ndarray:
     """Largest ``n`` whose additive read error ``(n - 1)/d_k`` is at most ``eps``.
 
     Solving ``(n - 1) / d_k <= eps`` for integer ``n >= 1`` gives ``n <= eps * d_k + 1``, so

@@ -33,6 +33,7 @@ Figs. 18-31; the protocol as the authors ran it, from their code
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -41,6 +42,10 @@ import torch
 from assocmem._checks import as_int, as_real
 from assocmem.sdm import convergence as conv
 from assocmem.sweeps.registry import register_sweep
+
+if TYPE_CHECKING:
+    from assocmem._typing import PathLike
+    from collections.abc import Sequence
 
 __all__ = [
     "ConvergenceSweepConfig",
@@ -117,7 +122,8 @@ def convergence_points(config: ConvergenceSweepConfig) -> list[dict]:
     return [{"setting": s.label, "level": int(k)} for s in config.settings for k in s.levels]
 
 
-def convergence_point(config: ConvergenceSweepConfig, point: dict, device) -> list[dict]:
+def convergence_point(config: ConvergenceSweepConfig, point: dict,
+                      device: torch.device) -> list[dict]:
     """Run one level of one setting and summarise it: one row per ``(algorithm, d)``.
 
     Returns
@@ -179,7 +185,8 @@ register_sweep(
 )
 
 
-def load_convergence_results(presets=("paper", "cpu"), results_dir=None) -> tuple[str, pd.DataFrame]:
+def load_convergence_results(presets: Sequence[str] = ("paper", "cpu"),
+                             results_dir: PathLike | None = None) -> tuple[str, pd.DataFrame]:
     """The stored results of the largest preset that has been run: ``(preset, frame)``.
 
     Tries ``presets`` in order and returns the first one stored, complete and made with the
@@ -213,7 +220,8 @@ SDM_PAIRS = (
 )
 
 
-def pair_gaps(frame: pd.DataFrame, pairs=C5_PAIRS, confidence: float = 0.95) -> pd.DataFrame:
+def pair_gaps(frame: pd.DataFrame, pairs: Sequence[tuple[str, str]] = C5_PAIRS,
+              confidence: float = 0.95) -> pd.DataFrame:
     """Paired gap in final cosine between two rules, per setting, radius and level.
 
     Parameters

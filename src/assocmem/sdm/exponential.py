@@ -51,12 +51,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from assocmem._checks import as_int, as_real, lookup
 from assocmem.sdm.geometry.beta_fit import analytic_beta, fit_beta
 from assocmem.sdm.geometry.intersection import circle_intersection_table
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = [
     "ExponentialPreset",
@@ -164,7 +168,7 @@ def _even_distances(n: int, d: int, dvs) -> np.ndarray:
 # ==========================================================================================
 
 
-def log_terms(n, d, dvs=None) -> dict[str, np.ndarray]:
+def log_terms(n: int, d: int, dvs: Iterable[int] | None = None) -> dict[str, np.ndarray]:
     """The exact and approximate log factors of the circle intersection on even distances.
 
     With ``dv = 2k`` and ``d <= n/2`` the largest summand of Eq. 2 is
@@ -229,7 +233,7 @@ def log_terms(n, d, dvs=None) -> dict[str, np.ndarray]:
     }
 
 
-def summand_ratio(n, d, dv) -> float:
+def summand_ratio(n: int, d: int, dv: int) -> float:
     """``L(dv) / L(dv + 2)``, the exact ratio of consecutive even largest summands (closed form).
 
     With ``k = dv/2``,
@@ -274,7 +278,7 @@ def summand_ratio(n, d, dv) -> float:
     return num / den
 
 
-def local_betas(n, d, of: str = "binary", dvs=None) -> np.ndarray:
+def local_betas(n: int, d: int, of: str = "binary", dvs: Iterable[int] | None = None) -> np.ndarray:
     """Local ``beta`` between consecutive even distances: ``(n/4) log(f(dv) / f(dv + 2))``.
 
     A pure exponential ``exp(beta x)`` in the cosine ``x = 1 - 2 dv / n`` falls by ``4 beta / n``
@@ -366,7 +370,8 @@ def ols_difference_weights(num_points: int) -> np.ndarray:
     return 6.0 * (j + 1.0) * (N - 1.0 - j) / ((N - 1.0) * N * (N + 1.0))
 
 
-def weighted_local_beta(n, d, window=None, of: str = "largest_summand") -> float:
+def weighted_local_beta(n: int, d: int, window: tuple[int, int] | None = None,
+                        of: str = "largest_summand") -> float:
     """The regression ``beta`` of Eq. 10 on even distances, as a weighted sum of local ``beta`` s.
 
     On the even distances ``0, 2, ..., 2K`` of the window, the least-squares ``beta`` of
@@ -417,7 +422,7 @@ def weighted_local_beta(n, d, window=None, of: str = "largest_summand") -> float
     return float(w @ local_betas(n, d, of=of, dvs=start))
 
 
-def entropy_beta(n, d) -> float:
+def entropy_beta(n: int, d: int) -> float:
     """Large-deviation ``beta`` of the tail factor at ``dv = 0``: ``-(n/4) log(1 - (1 - 2d/n)^2)``.
 
     The tail factor ``T(2k)`` falls by ``(n-2k)(n-2k-1) / (4 (d-k)(n-d-k))`` per two steps; for
@@ -535,7 +540,7 @@ def _ols_slope(x: np.ndarray, y: np.ndarray) -> float:
     return float(xc @ (y - y.mean()) / (xc @ xc))
 
 
-def beta_budget(n, d, window=None) -> BetaBudget:
+def beta_budget(n: int, d: int, window: tuple[int, int] | None = None) -> BetaBudget:
     """Walk from Eq. 21 to the paper's ``beta`` one approximation at a time.
 
     Least squares is linear in the data and ``log L = n log 2 + log T + log P``, so the
@@ -588,7 +593,9 @@ def beta_budget(n, d, window=None) -> BetaBudget:
     )
 
 
-def break_distance(n, d, factor: float = 2.0, window=None, even_only: bool = False) -> int:
+def break_distance(n: int, d: int, factor: float = 2.0,
+                   window: tuple[int, int] | Iterable[int] | None = None,
+                   even_only: bool = False) -> int:
     """First distance at which the fitted exponential overstates ``I`` by more than ``factor``.
 
     Fits Eq. 10 on ``window`` (default ``dv < d``), extends the line to every ``dv`` in

@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
@@ -65,6 +66,9 @@ from assocmem.sdm.geometry._common import _as_int, _check_distance, _check_n
 from assocmem.sdm.geometry._common import _check_r as _geometry_check_r
 from assocmem.sdm.geometry.balls import ball_size
 from assocmem.sdm.geometry.intersection import circle_intersection_table
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, Seed
 
 __all__ = [
     "FIG16",
@@ -197,7 +201,7 @@ class ReadSNRTerms:
     snr_eq25: float
 
 
-def read_snr_terms(n, r, m, d, x=0) -> ReadSNRTerms:
+def read_snr_terms(n: int, r: float, m: int, d: int, x: int = 0) -> ReadSNRTerms:
     """Exact moments of one SDM read bit for random neurons and patterns, beside Eq. 25.
 
     The model is that of :func:`simulate_read_snr` (``r`` uniform neurons, ``m`` uniform pattern
@@ -372,7 +376,8 @@ def _shared_counts(neurons: np.ndarray, query: np.ndarray, patterns: np.ndarray,
     return np.cumsum(hist, axis=1)[:, radii]  # (m, D)
 
 
-def simulate_read_snr(n, r, m, d, x=0, trials: int = 400, seed=0, *,
+def simulate_read_snr(n: int, r: int, m: ArrayLike, d: ArrayLike, x: int = 0, trials: int = 400,
+                      seed: Seed = 0, *,
                       contents: str = "independent") -> SNRSimulation:
     """Empirical SNR of one bit of an SDM read, with explicit random neurons and patterns.
 

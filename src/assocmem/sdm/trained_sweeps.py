@@ -37,6 +37,7 @@ questions" (accuracy against context length along Eq. 26).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -48,6 +49,10 @@ from assocmem.sdm.trained.recall import (QK_RULES, VALUE_RULES, RecallConfig, ev
                                          make_recall_batch, train_recall)
 from assocmem.sdm.trained.value_norms import beta_spread, sphere_distance, weight_contribution
 from assocmem.sweeps.registry import register_sweep
+
+if TYPE_CHECKING:
+    from assocmem._typing import PathLike
+    from collections.abc import Sequence
 
 __all__ = [
     "TrainedVariant",
@@ -212,7 +217,7 @@ def _probe(model, config: TrainedSweepConfig, noise: float) -> dict:
     return out
 
 
-def trained_point(config: TrainedSweepConfig, point: dict, device) -> list[dict]:
+def trained_point(config: TrainedSweepConfig, point: dict, device: torch.device) -> list[dict]:
     """Train one model and measure it: one row per evaluated ``m`` (see the module docstring).
 
     Runs on the CPU with one thread whatever ``device`` is (the runs are small and float64).
@@ -251,7 +256,8 @@ register_sweep(
 )
 
 
-def load_trained_results(presets=("paper", "cpu"), results_dir=None) -> tuple[str, pd.DataFrame]:
+def load_trained_results(presets: Sequence[str] = ("paper", "cpu"),
+                         results_dir: PathLike | None = None) -> tuple[str, pd.DataFrame]:
     """The stored results of the largest preset that has been run: ``(preset, frame)``.
 
     Raises

@@ -20,11 +20,14 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 
 from assocmem._checks import as_int
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = [
     "RESERVED_COLUMNS",
@@ -56,7 +59,7 @@ class UnknownNameError(ValueError):
         The names that exist.
     """
 
-    def __init__(self, kind: str, name: object, valid):
+    def __init__(self, kind: str, name: object, valid: Iterable[str]) -> None:
         self.kind, self.name, self.valid = kind, name, tuple(sorted(valid))
         super().__init__(f"unknown {kind} {name!r}; valid {kind}s: {', '.join(self.valid) or '(none)'}")
 

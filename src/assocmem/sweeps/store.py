@@ -375,7 +375,7 @@ class ResultsStore:
         Names; the files are ``<results_dir>/<sweep>/<preset>.{csv,json,journal}``.
     """
 
-    def __init__(self, results_dir: str | os.PathLike | None, sweep: str, preset: str):
+    def __init__(self, results_dir: str | os.PathLike | None, sweep: str, preset: str) -> None:
         self.sweep, self.preset = sweep, preset
         self.paths = ResultsPaths.of(results_dir, sweep, preset)
         self.previous: dict | None = None  # provenance found on disk (sessions of earlier runs)
@@ -845,7 +845,8 @@ def load_results(
     return _frame(raw)
 
 
-def load_largest_results(sweep: str, presets=("paper", "cpu"), results_dir: str | os.PathLike | None = None
+def load_largest_results(sweep: str, presets: Sequence[str] = ("paper", "cpu"),
+                         results_dir: str | os.PathLike | None = None
                          ) -> tuple[str, pd.DataFrame]:
     """The stored results of the first of ``presets`` that has been run: ``(preset, frame)``.
 

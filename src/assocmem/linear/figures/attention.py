@@ -7,6 +7,7 @@ and returns the :class:`matplotlib.figure.Figure`; the chapter shows it with ``p
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -16,6 +17,9 @@ from matplotlib.ticker import LogLocator, NullFormatter, NullLocator, ScalarForm
 
 from assocmem.linear.attention import gamma
 from assocmem.plotting import color, label_machine_dependent, require_frame
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["agreement_of_forms", "decoding_cost", "score_maps", "time_against_length"]
 
@@ -34,7 +38,7 @@ def _require_columns(frame: pd.DataFrame, columns: Sequence[str], name: str) -> 
     require_frame(frame, columns, name)
 
 
-def score_maps(one_vector: torch.Tensor, separate: torch.Tensor):
+def score_maps(one_vector: torch.Tensor, separate: torch.Tensor) -> Figure:
     """Heat maps of two score matrices, side by side, with each query's best key circled.
 
     Parameters
@@ -79,7 +83,7 @@ def score_maps(one_vector: torch.Tensor, separate: torch.Tensor):
     return fig
 
 
-def agreement_of_forms(agree: pd.DataFrame, d_k: int):
+def agreement_of_forms(agree: pd.DataFrame, d_k: int) -> Figure:
     """Difference of each form of linear attention from the parallel form, against T.
 
     Parameters
@@ -123,7 +127,8 @@ def agreement_of_forms(agree: pd.DataFrame, d_k: int):
     return fig
 
 
-def time_against_length(times: pd.DataFrame, slopes: Mapping[str, float], chunk_size: int):
+def time_against_length(times: pd.DataFrame, slopes: Mapping[str, float],
+                        chunk_size: int) -> Figure:
     """Wall-clock time of a whole sequence against its length, one line per method.
 
     Parameters
@@ -168,7 +173,7 @@ def time_against_length(times: pd.DataFrame, slopes: Mapping[str, float], chunk_
 
 
 def decoding_cost(rec_kv: pd.DataFrame, rec_state: pd.DataFrame, per_token: pd.DataFrame,
-                  t_memory: float, heads: int, dtype: str):
+                  t_memory: float, heads: int, dtype: str) -> Figure:
     """Numbers held (counted) and time per token (measured) of the two decoders.
 
     Parameters

@@ -9,6 +9,7 @@ the :class:`matplotlib.figure.Figure`; the chapter shows it with ``plt.show()``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -16,6 +17,10 @@ import torch
 
 from assocmem.linear.theory import least_squares_sigma_max
 from assocmem.plotting import color, draw_vector, key_value_planes
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from matplotlib.figure import Figure
 
 __all__ = ["least_squares_map", "one_pair", "stretch_and_noise", "two_pairs", "two_readings"]
 
@@ -49,7 +54,8 @@ def _line(ax, direction: np.ndarray, label: str) -> None:
     ax.plot(ends[:, 0], ends[:, 1], ls=":", color="0.5", lw=1.0, label=label)
 
 
-def one_pair(key, value, queries, reads, labels: Sequence[str]):
+def one_pair(key: ArrayLike, value: ArrayLike, queries: ArrayLike, reads: ArrayLike,
+             labels: Sequence[str]) -> Figure:
     """One stored pair ``S = v k^T`` read with a few queries (the chapter's Figure "one pair").
 
     Parameters
@@ -99,7 +105,7 @@ def one_pair(key, value, queries, reads, labels: Sequence[str]):
     return fig
 
 
-def two_pairs(keys, values, read):
+def two_pairs(keys: ArrayLike, values: ArrayLike, read: ArrayLike) -> Figure:
     """Two pairs in one additive memory, and the read of the first key.
 
     Parameters
@@ -137,7 +143,8 @@ def two_pairs(keys, values, read):
     return fig
 
 
-def least_squares_map(keys, duals, values, circle, ellipse, S):
+def least_squares_map(keys: ArrayLike, duals: ArrayLike, values: ArrayLike, circle: ArrayLike,
+                      ellipse: ArrayLike, S: ArrayLike) -> Figure:
     """The least-squares memory of two pairs: dual vectors, and the image of the unit circle.
 
     Parameters
@@ -184,7 +191,8 @@ def least_squares_map(keys, duals, values, circle, ellipse, S):
     return fig
 
 
-def two_readings(keys, values, query, drops, coords, read_ls, read_add):
+def two_readings(keys: ArrayLike, values: ArrayLike, query: ArrayLike, drops: ArrayLike,
+                 coords: ArrayLike, read_ls: ArrayLike, read_add: ArrayLike) -> Figure:
     """One query read by the least-squares and by the additive memory.
 
     Parameters
@@ -234,8 +242,9 @@ def two_readings(keys, values, query, drops, coords, read_ls, read_add):
     return fig
 
 
-def stretch_and_noise(thetas_deg, dual_lengths, sigma_max, eps, worst_add, worst_ls,
-                      theta: float, eps_star: float):
+def stretch_and_noise(thetas_deg: ArrayLike, dual_lengths: ArrayLike, sigma_max: ArrayLike,
+                      eps: ArrayLike, worst_add: ArrayLike, worst_ls: ArrayLike,
+                      theta: float, eps_star: float) -> Figure:
     """Stretch of the least-squares memory against the key angle, and its noise amplification.
 
     Parameters

@@ -6,12 +6,18 @@ One function per figure; each takes the frame of :func:`assocmem.linear.capacity
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from assocmem.linear import theory
 from assocmem.plotting import color, require_frame
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from matplotlib.figure import Figure
 
 __all__ = ["MEMORIES", "MEMORY_TITLES", "read_error_by_key_dimension", "read_error_by_values"]
 
@@ -31,7 +37,7 @@ def _check(curves, columns):
         raise ValueError(f"curves has no rows of the memory {absent}; both panels need them")
 
 
-def read_error_by_key_dimension(curves: pd.DataFrame, d_ks):
+def read_error_by_key_dimension(curves: pd.DataFrame, d_ks: Sequence[int]) -> Figure:
     """Read error against ``n / d_k`` for several key dimensions, both memories (source Sec. 7).
 
     Two panels, the additive memory (left) and the least-squares memory (right). For each key
@@ -80,7 +86,8 @@ def read_error_by_key_dimension(curves: pd.DataFrame, d_ks):
     return fig
 
 
-def read_error_by_values(curves: pd.DataFrame, d_k: int, variants):
+def read_error_by_values(curves: pd.DataFrame, d_k: int,
+                         variants: Sequence[tuple[int, str]]) -> Figure:
     """Read error for several value dimensions and distributions at one key dimension.
 
     Two panels as in :func:`read_error_by_key_dimension`: the closed form as a grey line and, for

@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from assocmem._checks import as_real
 from assocmem._checks import as_bool
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "num_fact_sets",
@@ -189,7 +193,8 @@ def min_parameters(num_keys: int, num_values: int, bits: int, *, injective: bool
     return -(-need // b)
 
 
-def min_parameters_bound(num_keys, num_values, bits, *, injective: bool = False):
+def min_parameters_bound(num_keys: ArrayLike, num_values: ArrayLike, bits: ArrayLike, *,
+                         injective: bool = False) -> float | np.ndarray:
     """The real-valued bound ``log2(N) / b`` (``= F log2 V / b`` for all maps).
 
     Scalars give a float, computed as before. If any argument is array-like (a NumPy array, list,

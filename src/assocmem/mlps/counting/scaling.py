@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -31,6 +32,10 @@ from assocmem.mlps.counting.bound import _count
 from assocmem.mlps.counting.hebbian_memories import _check_kernel, hebbian_gram
 from assocmem.mlps.facts import make_fact_set
 from assocmem.mlps.margins import signal_crosstalk
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from collections.abc import Iterable
 
 __all__ = [
     "kernel_second_moment",
@@ -108,7 +113,7 @@ def crosstalk_second_moment(num_facts: int, d: int, kernel: str = "linear") -> f
 
 
 def crosstalk_second_moment_mc(num_facts: int, d: int, kernel: str = "linear",
-                               seeds=range(20)) -> tuple[float, float]:
+                               seeds: Iterable[int] = range(20)) -> tuple[float, float]:
     """Monte Carlo ``E[z_ij^2]`` over all pairs ``i != j`` of untied fact sets, with its standard error.
 
     Each seed draws ``make_fact_set(F, d, tied=False, seed=s)`` and averages ``z_ij^2`` over the
@@ -142,7 +147,7 @@ def crosstalk_second_moment_mc(num_facts: int, d: int, kernel: str = "linear",
 HEURISTIC_CONSTANTS = {"linear": (1.0 / 8.0, 2), "k2": (1.0 / 24.0, 3)}
 
 
-def capacity_heuristic(d, kernel: str = "linear"):
+def capacity_heuristic(d: ArrayLike, kernel: str = "linear") -> float | np.ndarray:
     """Heuristic capacity: the ``F`` solving ``F ln F = c d^p`` (:data:`HEURISTIC_CONSTANTS`).
 
     To leading order for ``F >> d`` the cross-talk variance is ``2 mu F / d``
@@ -191,7 +196,7 @@ class PowerLawFit:
     n: int  # number of points
 
 
-def power_law_fit(x, y) -> PowerLawFit:
+def power_law_fit(x: ArrayLike, y: ArrayLike) -> PowerLawFit:
     """Fit ``y = a x^p`` by ordinary least squares on ``(log x, log y)``.
 
     Parameters

@@ -6,12 +6,17 @@ One function per figure; each takes the computed frame and returns the Figure.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from assocmem.mlps import counting as C
 from assocmem.plotting import color, require_frame
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["KERNEL_LABELS", "accuracy_and_margins", "capacity_against_width"]
 
@@ -26,7 +31,7 @@ def _check(frame, columns, name):
         raise ValueError(f"{name} has unknown kernel(s) {unknown}; known: {list(KERNEL_LABELS)}")
 
 
-def accuracy_and_margins(mean: pd.DataFrame, d: int):
+def accuracy_and_margins(mean: pd.DataFrame, d: int) -> Figure:
     """Accuracy and margins of the Hebbian memories as the number of facts grows (Defs. 2.1-2.2).
 
     Left: the fraction of facts decoded against ``F``, one line per kernel. Right: the smallest
@@ -79,7 +84,7 @@ def accuracy_and_margins(mean: pd.DataFrame, d: int):
     return fig
 
 
-def capacity_against_width(cap: pd.DataFrame):
+def capacity_against_width(cap: pd.DataFrame) -> Figure:
     """Capacity of the Hebbian memories against ``d``, raw and rescaled as ``F ln F / d^p``.
 
     Left (log-log): one dot per seed for the largest ``F`` stored, the heuristic capacity

@@ -9,6 +9,7 @@ anything the chapter's tables do not show.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -17,6 +18,11 @@ from matplotlib.ticker import NullFormatter
 
 from assocmem.plotting import color
 from assocmem.plotting import require_frame as _need
+
+if TYPE_CHECKING:
+    from assocmem.mlps.hebbian_theory.sketch import LogLogFit, SketchErrors
+    from collections.abc import Sequence
+    from matplotlib.figure import Figure
 
 __all__ = ["theorem31_errors", "sketch_error", "whitening_energy", "welch_bound"]
 
@@ -30,7 +36,7 @@ _PRECONDITIONER_FAMILIES = ["wishart", "diagonal", "partial", "perturbed"]
 
 
 
-def theorem31_errors(study: pd.DataFrame, m: int, F: int):
+def theorem31_errors(study: pd.DataFrame, m: int, F: int) -> Figure:
     """Grouped bars of the Hebbian rewrite's relative error against the MLP, per gate.
 
     Mirrors no figure of the source; it shows the check of Theorem 3.1 (Thm B.1).
@@ -92,7 +98,7 @@ def theorem31_errors(study: pd.DataFrame, m: int, F: int):
     return fig
 
 
-def sketch_error(sk, fit, rhos, draws: int):
+def sketch_error(sk: SketchErrors, fit: LogLogFit, rhos: Sequence[float], draws: int) -> Figure:
     """The bilinear sketch ``K_m`` of ``K_2``: its mean per width and overlap, and its RMS error.
 
     Mirrors no figure of the source; it shows the checks of Lemma B.2 and of the ``m^(-1/2)``
@@ -100,7 +106,7 @@ def sketch_error(sk, fit, rhos, draws: int):
 
     Parameters
     ----------
-    sk : SketchError
+    sk : SketchErrors
         The result of :func:`assocmem.mlps.hebbian_theory.sketch_error`: ``ms`` (n_m,), ``mean``
         and ``mean_se`` (n_m, n_rho), ``rms``, ``se_log_rms`` and ``predicted_rms`` (n_m,).
     fit : LogLogFit
@@ -156,7 +162,7 @@ def sketch_error(sk, fit, rhos, draws: int):
     return fig
 
 
-def whitening_energy(pre: pd.DataFrame):
+def whitening_energy(pre: pd.DataFrame) -> Figure:
     """Frobenius energy and ``E_K`` of random preconditioners relative to full whitening.
 
     Mirrors no figure of the source; it shows the check of Lemma B.3 (App. B.2.4, eq. 15).
@@ -221,7 +227,7 @@ def whitening_energy(pre: pd.DataFrame):
     return fig
 
 
-def welch_bound(welch: pd.DataFrame, white_bound: float, white_frobenius_sq: float):
+def welch_bound(welch: pd.DataFrame, white_bound: float, white_frobenius_sq: float) -> Figure:
     """Rank-``m`` kernels against the Welch/Frobenius bound of Lemma B.34.
 
     Mirrors no figure of the source; it shows the checks of Lemma B.34 (App. B.8.6) and of

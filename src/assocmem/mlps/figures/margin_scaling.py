@@ -8,6 +8,8 @@ chapter made of them, draws with the house style and returns the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -16,6 +18,10 @@ from matplotlib.ticker import NullFormatter
 from assocmem.mlps.margin_sweeps import seed_means
 from assocmem.plotting import color
 from assocmem.plotting import require_frame as _need
+
+if TYPE_CHECKING:
+    from assocmem.mlps.margin_sweeps.fits import SweepFit
+    from matplotlib.figure import Figure
 
 __all__ = ["isotropic_margins", "spike_margins", "noisy_margins", "bits_per_parameter"]
 
@@ -41,7 +47,7 @@ def _check_panels(titles, frames, fits, forms):
                 raise ValueError(f"no {form!r} fit for {key!r}")
 
 
-def isotropic_margins(frames: dict, fits: dict, titles: dict):
+def isotropic_margins(frames: dict, fits: dict, titles: dict) -> Figure:
     """Smallest margin against ``F`` or ``m`` for the isotropic sweeps, with the eq. 9 and 56 fits.
 
     Mirrors the source's Fig. 2b and Fig. 4 (App. A.3.2).
@@ -92,7 +98,7 @@ def isotropic_margins(frames: dict, fits: dict, titles: dict):
     return fig
 
 
-def spike_margins(frames: dict, fits: dict, bounds: dict, titles: dict):
+def spike_margins(frames: dict, fits: dict, bounds: dict, titles: dict) -> Figure:
     """Smallest margin against the spike strength, with the Table 2 and eq. 10 fits and eq. 44.
 
     Mirrors the source's Fig. 5 (a: keys, b: values, c: both).
@@ -151,7 +157,7 @@ def spike_margins(frames: dict, fits: dict, bounds: dict, titles: dict):
     return fig
 
 
-def noisy_margins(noisy: pd.DataFrame, fit, b_mean: float):
+def noisy_margins(noisy: pd.DataFrame, fit: SweepFit, b_mean: float) -> Figure:
     """Noisy queries: the margin against ``eps`` with the eq. 74 fit, and the loss, log-log.
 
     Mirrors the source's Fig. 6 (App. A.4.2).
@@ -208,7 +214,7 @@ def noisy_margins(noisy: pd.DataFrame, fit, b_mean: float):
     return fig
 
 
-def bits_per_parameter(bits: pd.DataFrame, means: pd.DataFrame):
+def bits_per_parameter(bits: pd.DataFrame, means: pd.DataFrame) -> Figure:
     """Bits per parameter needed to keep every fact, measured and as Theorem B.6's count.
 
     Mirrors no figure of the source (which runs no bit experiment); it shows the check of

@@ -6,6 +6,7 @@ One function per figure; each takes the stored capacity searches and returns the
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -14,6 +15,10 @@ import pandas as pd
 from assocmem.mlps.capacity_sweeps import counting_lower_bound
 from assocmem.plotting import color
 from assocmem.plotting import require_frame as _require
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from matplotlib.figure import Figure
 
 __all__ = ["METHOD_LABELS", "METHOD_COLORS", "cost_against_facts"]
 
@@ -31,7 +36,7 @@ GEOMETRIES = ("isotropic", "anisotropic")
 
 
 def cost_against_facts(points: pd.DataFrame, trainings: pd.DataFrame | None, *, d: int, hi: int,
-                       beta: float, methods=None, bits: int = 16):
+                       beta: float, methods: Sequence[str] | None = None, bits: int = 16) -> Figure:
     """Parameter count ``W = 3 m* d`` of each method against the number of facts (Fig. 2c, Fig. 11).
 
     Two log-log panels sharing the vertical axis, isotropic keys and values (left) and the rank-1

@@ -167,7 +167,7 @@ def _output_gamma_min(facts):
     return margin
 
 
-def bits_point(config: BitsConfig, point: dict, device) -> dict:
+def bits_point(config: BitsConfig, point: dict, device: torch.device) -> dict:
     """Smallest bit width keeping every fact stored, and Theorem B.6's sufficient bit width.
 
     Builds the unwhitened sketched-``K_2`` MLP on an isotropic untied fact set with

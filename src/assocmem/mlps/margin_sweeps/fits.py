@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,9 @@ import pandas as pd
 from assocmem.mlps import margins as M
 from assocmem.mlps._checks import real_array
 from assocmem.mlps.margin_sweeps.points import SPIKE_FORMS
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "SweepFit",
@@ -87,7 +91,7 @@ class SweepFit:
         """The fitted and fixed constants of the curve."""
         return self.fit.constants
 
-    def curve(self, values) -> np.ndarray:
+    def curve(self, values: ArrayLike) -> np.ndarray:
         """The fitted curve along the varied size of an isotropic sweep (e.g. a fine grid of ``F``).
 
         Raises
@@ -464,7 +468,7 @@ def smallest_noisy_constant(frame: pd.DataFrame, C_L: float = 1.0, delta: float 
     return pd.Series(need, index=frame["eps"].to_numpy()).groupby(level=0).max().sort_index()
 
 
-def log2_slope(x, y) -> float:
+def log2_slope(x: ArrayLike, y: ArrayLike) -> float:
     """Least-squares slope of ``y`` against ``log2(x)``: the change in ``y`` per doubling of ``x``.
 
     Raises

@@ -17,6 +17,7 @@ numbers). Chapter 12 (How margins scale) plots their stored results.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -26,6 +27,9 @@ from assocmem.mlps import margins as M
 from assocmem.mlps.facts import make_fact_set, random_direction, with_spike
 from assocmem.mlps.mlp import exact_k2_memory, hebbian_mlp
 from assocmem.sweeps.config import point_seed
+
+if TYPE_CHECKING:
+    from assocmem.mlps.facts import FactSet
 
 __all__ = [
     "IsotropicConfig",
@@ -167,7 +171,7 @@ def isotropic_points(config: IsotropicConfig) -> list[dict]:
     return [{config.vary: v, "rep": r} for v in values for r in range(config.reps)]
 
 
-def isotropic_point(config: IsotropicConfig, point: dict, device) -> dict:
+def isotropic_point(config: IsotropicConfig, point: dict, device: torch.device) -> dict:
     """``gamma_min`` of one isotropic fact set and its memory.
 
     The fact set (untied, identity map) and the features are drawn from two seeds derived from
@@ -238,7 +242,7 @@ def _replicate_seeds(config, rep: int, n: int) -> list[int]:
     return sub_seeds(point_seed(config, {"rep": rep}), n)
 
 
-def spike_point(config: SpikeConfig, point: dict, device) -> dict:
+def spike_point(config: SpikeConfig, point: dict, device: torch.device) -> dict:
     """``gamma_min`` and the geometric statistics of App. B.5 for one spiked fact set.
 
     The isotropic fact set and the features depend on the replicate only; the direction ``u`` is
@@ -258,7 +262,7 @@ def spike_point(config: SpikeConfig, point: dict, device) -> dict:
     return statistics_row(facts, config.m, feature_seed)
 
 
-def statistics_row(facts, m: int, feature_seed: int) -> dict:
+def statistics_row(facts: FactSet, m: int, feature_seed: int) -> dict:
     """``gamma_min`` and the geometric statistics of App. B.5 of one sketched-``K_2`` Hebbian MLP.
 
     Builds the unwhitened bilinear random-feature Hebbian MLP of width ``m`` on ``facts``
@@ -336,7 +340,7 @@ def noisy_points(config: NoisyConfig) -> list[dict]:
     return [{"eps": e, "rep": r} for e in eps for r in range(config.reps)]
 
 
-def noisy_point(config: NoisyConfig, point: dict, device) -> dict:
+def noisy_point(config: NoisyConfig, point: dict, device: torch.device) -> dict:
     """Clean and noisy ``gamma_min`` of one replicate at one noise radius.
 
     A replicate fixes the fact set, the features and the directions ``u_i`` (so ``eps`` only

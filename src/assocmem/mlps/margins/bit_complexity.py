@@ -14,6 +14,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -22,6 +23,10 @@ from assocmem._checks import as_real
 from assocmem._checks import as_bool
 from assocmem.mlps._checks import check_finite_result
 from assocmem.mlps.margins._common import _as_f64
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from collections.abc import Sequence
 
 __all__ = [
     "quantization_step",
@@ -40,7 +45,7 @@ def _bits(bits) -> int:
     return int(bits)
 
 
-def quantization_step(tensor, bits: int) -> float:
+def quantization_step(tensor: ArrayLike, bits: int) -> float:
     """Step ``Delta = 2 s / 2^b`` of the ``b``-bit uniform symmetric quantiser, ``s = max |x|``.
 
     Parameters
@@ -71,7 +76,7 @@ def quantization_step(tensor, bits: int) -> float:
     return 2.0 * s / 2.0**b
 
 
-def quantize(tensor, bits: int) -> torch.Tensor:
+def quantize(tensor: ArrayLike, bits: int) -> torch.Tensor:
     """Uniform symmetric ``b``-bit quantiser, one scale per matrix (returned dequantised).
 
     The ``2^b`` levels are the mid-rise grid ``(q + 1/2) Delta`` for integer codes
@@ -119,7 +124,8 @@ def quantize(tensor, bits: int) -> torch.Tensor:
     return check_finite_result(((q + 0.5) * step), "the quantised tensor").to(device=device, dtype=out_dtype)
 
 
-def quantize_matrices(matrices, bits: int):
+def quantize_matrices(matrices: Mapping[str, torch.Tensor] | Sequence[torch.Tensor],
+                      bits: int) -> dict[str, torch.Tensor] | list[torch.Tensor]:
     """Quantise every matrix of a mapping or sequence with its own scale (:func:`quantize`).
 
     Parameters
@@ -156,7 +162,7 @@ class BitSearch:
 
 def min_bits_for_positive_margin(
     margin_fn: Callable[..., float],
-    matrices,
+    matrices: Mapping[str, torch.Tensor] | Sequence[torch.Tensor],
     *,
     min_bits: int = 1,
     max_bits: int = 32,

@@ -16,10 +16,15 @@ measured margins with them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from assocmem._checks import as_real
 from assocmem.mlps.margins._common import _arr
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "log_term",
@@ -53,7 +58,7 @@ def _positive_arr(x, name: str) -> np.ndarray:
     return a
 
 
-def log_term(F, C_L: float = 1.0, delta: float = 0.5):
+def log_term(F: ArrayLike, C_L: float = 1.0, delta: float = 0.5) -> float | np.ndarray:
     """The logarithm ``L = log(C_L F^2 / delta)`` of the margin bounds, floored at 0.
 
     Parameters
@@ -90,7 +95,8 @@ def log_term(F, C_L: float = 1.0, delta: float = 0.5):
     return _out(np.log(np.maximum(C_L * F * F / delta, 1.0)))
 
 
-def isotropic_bound(F, m, d, *, C_s=1.0, C_x=1.0, C_L=1.0, delta=0.5):
+def isotropic_bound(F: ArrayLike, m: ArrayLike, d: ArrayLike, *, C_s: float = 1.0, C_x: float = 1.0,
+                    C_L: float = 1.0, delta: float = 0.5) -> float | np.ndarray:
     """Isotropic margin curve ``C_s - C_x sqrt(F L / (m d))``, ``L = log(C_L F^2 / delta)``.
 
     Parameters
@@ -129,8 +135,9 @@ def isotropic_bound(F, m, d, *, C_s=1.0, C_x=1.0, C_L=1.0, delta=0.5):
 
 
 def isotropic_bound_eq56(
-    F, m, d, *, C_s=1.0, C_1=1.0, C_2=1.0, C_3=1.0, C_4=1.0, C_L=1.0, delta=0.5
-):
+    F: ArrayLike, m: ArrayLike, d: ArrayLike, *, C_s: float = 1.0, C_1: float = 1.0,
+    C_2: float = 1.0, C_3: float = 1.0, C_4: float = 1.0, C_L: float = 1.0, delta: float = 0.5
+) -> float | np.ndarray:
     """Full isotropic bound of Theorem B.30 with a signal level ``C_s``.
 
     ``C_s - C_1 sqrt(L/m) - C_2 sqrt(L/(d-1)) - C_3 sqrt(L) sqrt(F/d^3)
@@ -182,8 +189,9 @@ def isotropic_bound_eq56(
 
 
 def arbitrary_keys_bound(
-    k_min_diag, k_max_off, e_k, F, d, *, C_s=1.0, C_x=1.0, C_v=1.0, C_L=1.0, delta=0.5
-):
+    k_min_diag: ArrayLike, k_max_off: ArrayLike, e_k: ArrayLike, F: ArrayLike, d: ArrayLike, *,
+    C_s: float = 1.0, C_x: float = 1.0, C_v: float = 1.0, C_L: float = 1.0, delta: float = 0.5
+) -> float | np.ndarray:
     """Margin curve for arbitrary keys and isotropic values (Table 2, eq. 46).
 
     ``C_s [K_min^diag (1 - eps_v) - K_max^off] - C_x sqrt(E_K) sqrt(L / d)`` with
@@ -229,8 +237,9 @@ def arbitrary_keys_bound(
 
 
 def arbitrary_values_bound(
-    v_min, b_y, e_v, l_v, F, m, *, C_s=1.0, C_x=1.0, C_k=1.0, C_L=1.0, delta=0.5
-):
+    v_min: ArrayLike, b_y: ArrayLike, e_v: ArrayLike, l_v: ArrayLike, F: ArrayLike, m: ArrayLike, *,
+    C_s: float = 1.0, C_x: float = 1.0, C_k: float = 1.0, C_L: float = 1.0, delta: float = 0.5
+) -> float | np.ndarray:
     """Margin curve for isotropic keys and arbitrary values (Table 2, eq. 51).
 
     ``C_s (1 - eps_k) V_min - C_x (B_Y + sqrt(E_v) sqrt(L_v)) sqrt(L / m)`` with
@@ -275,7 +284,8 @@ def arbitrary_values_bound(
     return _out(C_s * (1 - C_k * r) * vm - C_x * (by + np.sqrt(ev) * np.sqrt(lv)) * r)
 
 
-def arbitrary_bound(k_min_diag, v_min, e_k, e_v, kappa, *, C_s=1.0, C_x=1.0):
+def arbitrary_bound(k_min_diag: ArrayLike, v_min: ArrayLike, e_k: ArrayLike, e_v: ArrayLike,
+                    kappa: ArrayLike, *, C_s: float = 1.0, C_x: float = 1.0) -> float | np.ndarray:
     """Deterministic margin bound for arbitrary keys and values (Table 2, eq. 44).
 
     ``C_s K_min^diag V_min - C_x sqrt(E_K) sqrt(E_v) kappa``. With ``C_s = C_x = 1`` this is
@@ -312,7 +322,9 @@ def arbitrary_bound(k_min_diag, v_min, e_k, e_v, kappa, *, C_s=1.0, C_x=1.0):
     return _out(C_s * kd * vm - C_x * np.sqrt(ek) * np.sqrt(ev) * ka)
 
 
-def absorbed_bound(k_min_diag, k_max_off, v_min, v_max, e_k_tilde, e_v_tilde, kappa_tilde):
+def absorbed_bound(k_min_diag: ArrayLike, k_max_off: ArrayLike, v_min: ArrayLike, v_max: ArrayLike,
+                   e_k_tilde: ArrayLike, e_v_tilde: ArrayLike,
+                   kappa_tilde: ArrayLike) -> float | np.ndarray:
     """Deterministic margin bound with the competitor absorbed into the signal (eq. 43).
 
     ``K_min^diag V_min - K_max^off V_max - sqrt(E~_K) sqrt(E~_v) kappa~``; holds for every Gram
@@ -347,7 +359,9 @@ def absorbed_bound(k_min_diag, k_max_off, v_min, v_max, e_k_tilde, e_v_tilde, ka
     return _out(kd * vm - ko * vx - np.sqrt(ek) * np.sqrt(ev) * ka)
 
 
-def penalty_bound(s_sig, p_key, p_val, p_align, F, m, d, *, C_s=0.5, C_x=1.0):
+def penalty_bound(s_sig: ArrayLike, p_key: ArrayLike, p_val: ArrayLike, p_align: ArrayLike,
+                  F: ArrayLike, m: ArrayLike, d: ArrayLike, *, C_s: float = 0.5,
+                  C_x: float = 1.0) -> float | np.ndarray:
     """Penalty form of the general margin bound (eq. 10, Corollary B.26).
 
     ``C_s S_sig - C_x P_key P_val P_align sqrt(F log F / (m d))``; Corollary B.26 proves it with
@@ -385,7 +399,9 @@ def penalty_bound(s_sig, p_key, p_val, p_align, F, m, d, *, C_s=0.5, C_x=1.0):
     return _out(C_s * ss - C_x * pk * pv * pa * np.sqrt(F_ * np.log(F_) / (m_ * d_)))
 
 
-def noisy_margin_bound(gamma_clean, eps, F, d, *, C_n=1.0, C_L=1.0, delta=0.5):
+def noisy_margin_bound(gamma_clean: ArrayLike, eps: ArrayLike, F: ArrayLike, d: ArrayLike, *,
+                       C_n: float = 1.0, C_L: float = 1.0,
+                       delta: float = 0.5) -> float | np.ndarray:
     """Noisy-query margin curve ``gamma_min(k) - C_n eps sqrt(F L / d)`` (eq. 74).
 
     ``C_n`` stands for ``C_2 L_bil``, the absolute constant times the query-Lipschitz constant of

@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import torch
 
 from assocmem.dtypes import cast_checked
 from assocmem.mlps._checks import check_finite_result, module_dtype
 from assocmem.mlps.margins._common import _as_f64, _check_mapping, _facts_parts
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from assocmem.mlps.facts import FactSet
 
 __all__ = [
     "scores",
@@ -33,7 +38,8 @@ __all__ = [
 ]
 
 
-def scores(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=None) -> torch.Tensor:
+def scores(model: Callable[[torch.Tensor], torch.Tensor], facts: FactSet, *,
+           queries: ArrayLike | None = None) -> torch.Tensor:
     """Decoding scores ``S[i, j] = <model(q_i), v_j>`` against every value row.
 
     Parameters
@@ -92,7 +98,7 @@ def _model_outputs(model, facts, queries):
     return out, values, mapping  # (F, d), (V, d), (F,)
 
 
-def score_margins(score_matrix, mapping) -> torch.Tensor:
+def score_margins(score_matrix: ArrayLike, mapping: ArrayLike) -> torch.Tensor:
     """Per-fact margin ``S[i, f(i)] - max_{j != f(i)} S[i, j]`` of a score matrix.
 
     Parameters
@@ -134,7 +140,8 @@ def score_margins(score_matrix, mapping) -> torch.Tensor:
     return check_finite_result(target - rivals.max(dim=1).values, "the margins")  # (F,)
 
 
-def output_margins(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=None):
+def output_margins(model: Callable[[torch.Tensor], torch.Tensor], facts: FactSet, *,
+                   queries: ArrayLike | None = None) -> torch.Tensor:
     """Per-fact margins of a model on its own output scale (Definition 2.2).
 
     Parameters
@@ -163,7 +170,8 @@ def output_margins(model: Callable[[torch.Tensor], torch.Tensor], facts, *, quer
     return score_margins(scores(model, facts, queries=queries), facts.mapping)
 
 
-def accuracy(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=None) -> float:
+def accuracy(model: Callable[[torch.Tensor], torch.Tensor], facts: FactSet, *,
+             queries: ArrayLike | None = None) -> float:
     """Fraction of facts whose argmax over every value row is their target row.
 
     A fact counts as correct when its target score beats every other value row *strictly*
@@ -194,7 +202,7 @@ def accuracy(model: Callable[[torch.Tensor], torch.Tensor], facts, *, queries=No
     return _strict_accuracy(*_model_outputs(model, facts, queries))
 
 
-def accuracy_from_outputs(outputs, facts) -> float:
+def accuracy_from_outputs(outputs: ArrayLike, facts: FactSet) -> float:
     """:func:`accuracy` of precomputed model outputs on the stored keys: strict argmax over every value row.
 
     Fact ``i`` counts as correct when ``<y_i, v_f(i)> > <y_i, v_j>`` for every value row

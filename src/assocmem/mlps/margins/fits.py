@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from assocmem.mlps.margins.bounds import (
 )
 from assocmem.mlps.margins.geometry import GeometryStatistics
 from assocmem.mlps.margins.penalties import penalty_statistics
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "THEORY_FORMS",
@@ -130,7 +134,7 @@ THEORY_FORMS: Mapping[str, TheoryForm] = MappingProxyType(
 )
 
 
-def r_squared(observed, predicted) -> float:
+def r_squared(observed: ArrayLike, predicted: ArrayLike) -> float:
     """Coefficient of determination ``R^2 = 1 - SS_res / SS_tot``.
 
     Parameters
@@ -177,7 +181,7 @@ class TheoryFit:
     success: bool  # the optimiser reported convergence
     curve: Callable[..., np.ndarray] = field(repr=False)  # the form with the constants bound
 
-    def predict(self, **covariates):
+    def predict(self, **covariates: ArrayLike) -> np.ndarray:
         """Evaluate the fitted curve at the given covariates (see :data:`THEORY_FORMS`)."""
         missing = set(THEORY_FORMS[self.form].covariates) - set(covariates)
         if missing:
@@ -188,7 +192,7 @@ class TheoryFit:
 
 
 def covariates_from_statistics(
-    stats: Sequence[GeometryStatistics], width=None
+    stats: Sequence[GeometryStatistics], width: int | Sequence[int] | None = None
 ) -> dict[str, np.ndarray]:
     """Stack a sweep of :class:`GeometryStatistics` into covariate arrays for a fit.
 
@@ -239,7 +243,7 @@ def covariates_from_statistics(
 
 def fit_theory_curve(
     form: str,
-    gamma,
+    gamma: ArrayLike,
     covariates: Mapping[str, object],
     *,
     free: Sequence[str] | None = None,

@@ -19,12 +19,17 @@ value table. Chapter 12 (How margins scale) measures them along the spike sweeps
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import torch
 
 from assocmem.mlps.margins._common import _as_f64, _codes_table, _facts_parts, _finite_stat, _is_array
 from assocmem.mlps.margins._pairs import _pair_terms
 from assocmem.mlps.margins.kernel_margins import _item_tables, kernel_gram
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, MarginSource
+    from assocmem.mlps.facts import FactSet
 
 __all__ = [
     "k_min_diag",
@@ -70,7 +75,7 @@ def _need_pairs(F: int, what: str) -> None:
         raise ValueError(f"{what} is defined over pairs i != j and needs F >= 2 items; got F = {F}")
 
 
-def k_min_diag(gram) -> float:
+def k_min_diag(gram: ArrayLike) -> float:
     """``K_min^diag = min_i K_ii``, the smallest kernel self-similarity.
 
     Parameters
@@ -96,7 +101,7 @@ def k_min_diag(gram) -> float:
     return _finite_stat(g.diagonal().min(), "K_min^diag")
 
 
-def k_max_off(gram) -> float:
+def k_max_off(gram: ArrayLike) -> float:
     """``K_max^off = max_{i != j} |K_ij|``, the largest off-diagonal kernel entry in magnitude.
 
     Parameters
@@ -122,7 +127,7 @@ def k_max_off(gram) -> float:
     return _finite_stat(g.abs()[_offdiag_mask(g.shape[0], g.device)].max(), "K_max^off")
 
 
-def e_k(gram) -> float:
+def e_k(gram: ArrayLike) -> float:
     """``E_K = max_i sum_{t != i} K_ti^2``, the worst off-diagonal kernel-column energy.
 
     Parameters
@@ -166,7 +171,7 @@ def _values_codes(values, codes) -> tuple[torch.Tensor, torch.Tensor]:
     return v, c
 
 
-def v_min(values) -> float:
+def v_min(values: ArrayLike) -> float:
     """``V_min = min_{i != j} <v_i - v_j, v_i>``, the signal-side value separability floor.
 
     Parameters
@@ -196,7 +201,7 @@ def v_min(values) -> float:
     return _finite_stat(vij[_offdiag_mask(v.shape[0], v.device)].min(), "V_min")
 
 
-def v_max(values) -> float:
+def v_max(values: ArrayLike) -> float:
     """``V_max = max_{i != j} |<v_i - v_j, v_j>|``, the cross-talk-side value interaction ceiling.
 
     Parameters
@@ -224,7 +229,7 @@ def v_max(values) -> float:
     return _finite_stat(bij.abs()[_offdiag_mask(v.shape[0], v.device)].max(), "V_max")
 
 
-def b_y(values, codes=None) -> float:
+def b_y(values: ArrayLike, codes: ArrayLike | None = None) -> float:
     """``B_Y = max_{i != j} |sum_{t not in {i, j}} <v_i - v_j, c_t>|``, mean competitor alignment.
 
     Parameters
@@ -255,7 +260,7 @@ def b_y(values, codes=None) -> float:
     return _finite_stat(t["sum_y"].abs()[_offdiag_mask(v.shape[0], v.device)].max(), "B_Y")
 
 
-def e_v(values, codes=None) -> float:
+def e_v(values: ArrayLike, codes: ArrayLike | None = None) -> float:
     """``E_v = max_i max_{j != i} sum_{t != i} <v_i - v_j, c_t>^2``, value-difference energy.
 
     The sum keeps the competitor ``t = j`` (the untruncated statistic; compare eq. 34's
@@ -287,7 +292,7 @@ def e_v(values, codes=None) -> float:
     return _finite_stat(t["e_v_ij"][_offdiag_mask(v.shape[0], v.device)].max(), "E_v")
 
 
-def l_v(values, codes=None) -> float:
+def l_v(values: ArrayLike, codes: ArrayLike | None = None) -> float:
     """``L_v = max_{i != j} ||Y^{(ij)}||_1^2 / ||Y^{(ij)}||_2^2``, the value sparsity.
 
     ``Y^{(ij)} = (<v_i - v_j, c_t>)_{t not in {i, j}}`` (eq. 29). ``L_v`` lies in ``[1, F - 2]``:
@@ -326,7 +331,7 @@ def l_v(values, codes=None) -> float:
     return _l_v_from_terms(_pair_terms(zeros, v, c))
 
 
-def kappa(gram, values, codes=None) -> float:
+def kappa(gram: ArrayLike, values: ArrayLike, codes: ArrayLike | None = None) -> float:
     """Coupling factor ``kappa = max_i max_{j != i} kappa^{ij}``.
 
     ``kappa^{ij} = |sum_{t != i} K_ti <v_i - v_j, c_t>| / (sqrt(E_K(i)) sqrt(E_v(i, j)))`` with
@@ -392,10 +397,10 @@ class GeometryStatistics:
 
 
 def geometry_statistics(
-    source,
-    facts_or_values,
+    source: MarginSource,
+    facts_or_values: FactSet | ArrayLike,
     *,
-    codes=None,
+    codes: ArrayLike | None = None,
 ) -> GeometryStatistics:
     """Every geometric summary statistic of App. B.5 in one pass.
 

@@ -17,6 +17,7 @@ chapter 12 (How margins scale) through :mod:`assocmem.mlps.margin_sweeps`.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -25,6 +26,10 @@ from assocmem.mlps._checks import check_finite_result
 from assocmem.mlps.margins._common import _as_f64, _codes_table, _facts_parts, _is_array
 from assocmem.mlps.margins._pairs import _pair_terms
 from assocmem.mlps.margins.decoding import score_margins
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, MarginSource
+    from assocmem.mlps.facts import FactSet
 
 __all__ = [
     "gram_from_features",
@@ -37,7 +42,8 @@ __all__ = [
 ]
 
 
-def gram_from_features(features, query_features=None) -> torch.Tensor:
+def gram_from_features(features: ArrayLike,
+                       query_features: ArrayLike | None = None) -> torch.Tensor:
     """Gram matrix ``K[t, i] = <phi(k_t), phi(q_i)>`` from feature rows.
 
     Parameters
@@ -71,7 +77,8 @@ def gram_from_features(features, query_features=None) -> torch.Tensor:
     return check_finite_result(phi @ psi.to(phi.device).T, "the Gram matrix of the features")  # (F, Q)
 
 
-def kernel_gram(source, keys, queries=None) -> torch.Tensor:
+def kernel_gram(source: MarginSource, keys: ArrayLike,
+                queries: ArrayLike | None = None) -> torch.Tensor:
     """The Gram matrix ``K[t, i] = K(k_t, q_i)`` of a kernel memory.
 
     Parameters
@@ -139,7 +146,7 @@ def kernel_gram(source, keys, queries=None) -> torch.Tensor:
     )
 
 
-def hebbian_readout(gram, codes) -> torch.Tensor:
+def hebbian_readout(gram: ArrayLike, codes: ArrayLike) -> torch.Tensor:
     """Kernel-Hebbian reads ``y_i = sum_t K[t, i] c_t`` (no ``1/F``).
 
     Parameters
@@ -172,7 +179,8 @@ def hebbian_readout(gram, codes) -> torch.Tensor:
     return check_finite_result(torch.einsum("tq,td->qd", g, c), "the Hebbian reads")  # (Q, d)
 
 
-def fact_margins(source, facts, *, codes=None, queries=None) -> torch.Tensor:
+def fact_margins(source: MarginSource, facts: FactSet, *, codes: ArrayLike | None = None,
+                 queries: ArrayLike | None = None) -> torch.Tensor:
     """Per-fact margins on the kernel-Hebbian scale the paper's bounds use.
 
     ``y_i = sum_t K(k_t, q_i) c_f(t)`` and ``gamma_i = <y_i, v_f(i)> - max_{j != f(i)} <y_i, v_j>``
@@ -229,7 +237,8 @@ def fact_margins(source, facts, *, codes=None, queries=None) -> torch.Tensor:
     return score_margins(s, mapping)  # (F,)
 
 
-def gamma_min(source, facts, *, codes=None, queries=None) -> float:
+def gamma_min(source: MarginSource, facts: FactSet, *, codes: ArrayLike | None = None,
+              queries: ArrayLike | None = None) -> float:
     """Minimum kernel-Hebbian margin ``gamma_min = min_i gamma_i`` (see :func:`fact_margins`).
 
     Parameters
@@ -271,7 +280,8 @@ def _item_tables(gram, values, codes) -> tuple[torch.Tensor, torch.Tensor, torch
     return g, v, c
 
 
-def pairwise_margins(gram, values, codes=None) -> torch.Tensor:
+def pairwise_margins(gram: ArrayLike, values: ArrayLike,
+                     codes: ArrayLike | None = None) -> torch.Tensor:
     """Pairwise margins ``gamma_ij = <v_i - v_j, y_i>`` of the paper's item-indexed setup.
 
     Parameters
@@ -305,7 +315,8 @@ def pairwise_margins(gram, values, codes=None) -> torch.Tensor:
     return out
 
 
-def signal_crosstalk(gram, values, codes=None) -> tuple[torch.Tensor, torch.Tensor]:
+def signal_crosstalk(gram: ArrayLike, values: ArrayLike,
+                     codes: ArrayLike | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Signal and cross-talk parts of ``gamma_ij`` (eq. 25; competitor kept in the cross-talk).
 
     ``signal_ij = K_ii <v_i - v_j, c_i>`` and ``crosstalk_ij = sum_{t != i} K_ti <v_i - v_j, c_t>``,

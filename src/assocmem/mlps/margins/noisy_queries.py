@@ -12,12 +12,18 @@ them in its noisy-query sweep (:mod:`assocmem.mlps.margin_sweeps`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from assocmem._checks import seed_int
 from assocmem.dtypes import cast_checked
 from assocmem.mlps.margins._common import _as_f64, _facts_parts, _is_array, _pos_number
 from assocmem.mlps.margins.kernel_margins import fact_margins, kernel_gram
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, KernelModel
+    from assocmem.mlps.facts import FactSet
 
 __all__ = [
     "perturb_queries",
@@ -26,7 +32,8 @@ __all__ = [
 ]
 
 
-def perturb_queries(keys, eps: float, *, seed: int = 0, directions=None) -> torch.Tensor:
+def perturb_queries(keys: ArrayLike, eps: float, *, seed: int = 0,
+                    directions: ArrayLike | None = None) -> torch.Tensor:
     """Noisy keys ``k~_i = k_i + eps u_i`` with ``u_i`` uniform on the unit sphere.
 
     Parameters
@@ -77,7 +84,9 @@ def perturb_queries(keys, eps: float, *, seed: int = 0, directions=None) -> torc
     return cast_checked(out, k.dtype, "the noisy keys") if k.is_floating_point() else out
 
 
-def noisy_fact_margins(model, facts, eps: float, *, seed: int = 0, directions=None, codes=None):
+def noisy_fact_margins(model: KernelModel, facts: FactSet, eps: float, *, seed: int = 0,
+                       directions: ArrayLike | None = None,
+                       codes: ArrayLike | None = None) -> torch.Tensor:
     """Per-fact kernel-Hebbian margins under noisy queries (the mixed Gram of App. A.4.2).
 
     Reads ``y_i = sum_t <phi(k_t), phi(k~_i)> c_f(t)`` with ``k~_i = k_i + eps u_i`` (stored keys on
@@ -120,7 +129,7 @@ def noisy_fact_margins(model, facts, eps: float, *, seed: int = 0, directions=No
     return fact_margins(model, facts, codes=codes, queries=q)
 
 
-def query_lipschitz(model, facts, queries) -> float:
+def query_lipschitz(model: KernelModel, facts: FactSet, queries: ArrayLike) -> float:
     """Empirical query-Lipschitz constant of a kernel on stored keys (eq. 69).
 
     ``max_{t, i} |K(k_t, q_i) - K(k_t, k_i)| / ||q_i - k_i||`` over the facts whose query moved.

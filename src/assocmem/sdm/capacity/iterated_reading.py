@@ -40,7 +40,8 @@ __all__ = [
 ]
 
 
-def read_distance_map(n, r, m, d, *, mean_overlap: str = "random") -> np.ndarray:
+def read_distance_map(n: int, r: float, m: int, d: int, *,
+                      mean_overlap: str = "random") -> np.ndarray:
     """Expected distance to the target after one read, for every query distance ``x = 0..n``.
 
     The read's bits are independent with error probability ``P(x) = Phi(-SNR(x))``, the SNR of
@@ -95,7 +96,8 @@ def _round_half_up(values: np.ndarray) -> np.ndarray:
     return np.floor(values + 0.5).astype(np.int64)
 
 
-def read_trajectory(n, r, m, d, x0, steps: int = 100, *, round_distance: bool = False,
+def read_trajectory(n: int, r: float, m: int, d: int, x0: int, steps: int = 100, *,
+                    round_distance: bool = False,
                     mean_overlap: str = "random", tol: float = 1e-12) -> list[float]:
     """Iterate the expected distance ``x <- f(x)`` from ``x0`` (literal iterated reading).
 
@@ -258,7 +260,7 @@ def _check_tolerance(tolerance) -> float:
     return t
 
 
-def critical_distance_analysis(n, r, m, d, *, tolerance: float = 0.5,
+def critical_distance_analysis(n: int, r: float, m: int, d: int, *, tolerance: float = 0.5,
                                round_distance: bool = False,
                                mean_overlap: str = "random") -> CriticalDistance:
     """Critical distance of SDM with its attractor, crossing and new-distance map.
@@ -333,7 +335,8 @@ def critical_distance_analysis(n, r, m, d, *, tolerance: float = 0.5,
     return _critical_from_map(f, tolerance, bool(round_distance))
 
 
-def critical_distance(n, r, m, d, *, tolerance: float = 0.5, round_distance: bool = False,
+def critical_distance(n: int, r: float, m: int, d: int, *, tolerance: float = 0.5,
+                      round_distance: bool = False,
                       mean_overlap: str = "random") -> int:
     """Largest query-target distance from which iterated reads converge to the target.
 

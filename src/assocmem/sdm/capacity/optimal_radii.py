@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import optimize, stats
@@ -48,6 +49,10 @@ from assocmem.sdm.capacity.signal_noise import (
 )
 from assocmem.sdm.geometry._common import _check_n
 from assocmem.sdm.geometry.beta_fit import fit_beta
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 __all__ = [
     "SDMSetting",
@@ -106,7 +111,7 @@ ATTENTION = SDMSetting("attention", 64, 2**64, 1024)
 # ==========================================================================================
 
 
-def snr_optimal_fraction(r, m) -> float:
+def snr_optimal_fraction(r: float, m: int) -> float:
     """The ball fraction that maximises Eq. 25 at ``x = 0``: ``p* = (2 m r)^(-1/3)``.
 
     With ``E[I*] = p r`` and ``E[I_mu] = p^2 r``, ``SNR^2 = p r / (1 + m p + m r p^3)`` (for
@@ -138,7 +143,7 @@ def snr_optimal_fraction(r, m) -> float:
     return math.exp(-(_LOG2 + math.log(m) + log_r) / 3.0)
 
 
-def memory_optimal_fraction(r, z) -> float:
+def memory_optimal_fraction(r: float, z: float) -> float:
     """The ball fraction that maximises the capacity of Eq. 26, treated as continuous in ``p``.
 
     With ``E[I*] = p r`` and ``E[I_mu] = p^2 r`` the capacity is
@@ -187,7 +192,7 @@ def _log_memory_optimal_fraction(log_r: float, z: float) -> float:
     return 2.0 * math.log(z) + log_t - log_r
 
 
-def radius_for_fraction(n, p) -> int:
+def radius_for_fraction(n: int, p: float | Fraction) -> int:
     """Smallest radius whose ball holds at least a fraction ``p`` of ``{0, 1}^n``.
 
     The binomial quantile ``min{d : sum_{i<=d} C(n, i) / 2^n >= p}`` (the authors'
@@ -301,8 +306,8 @@ def _argmax_with_ties(values: dict[int, float]) -> tuple[int, tuple[int, ...]]:
     return ties[0], ties
 
 
-def optimal_radius(n, r, m, criterion: str = "snr", *, method: str | None = None,
-                   z=None, retrieval: float = 0.99, tolerance: float = 0.5,
+def optimal_radius(n: int, r: float, m: int, criterion: str = "snr", *, method: str | None = None,
+                   z: float | None = None, retrieval: float = 0.99, tolerance: float = 0.5,
                    round_distance: bool = False, tie_break: str = "smallest",
                    mean_overlap: str = "random") -> OptimalRadius:
     """The radius ``d*`` that optimises one of the three criteria of App. B.5 (Table 1).
@@ -460,7 +465,8 @@ def optimal_radius(n, r, m, criterion: str = "snr", *, method: str | None = None
                          z=z_used, beta_ols=beta_ols, beta_authors=beta_authors)
 
 
-def table1(settings=(CANONICAL, ATTENTION), criteria=CRITERIA, **kwargs) -> list[OptimalRadius]:
+def table1(settings: Iterable[SDMSetting] = (CANONICAL, ATTENTION),
+           criteria: Iterable[str] = CRITERIA, **kwargs: Any) -> list[OptimalRadius]:
     """Recompute Table 1 of Bricken & Pehlevan (2021): every criterion in every setting.
 
     Parameters

@@ -91,7 +91,7 @@ def _log_target(n: int, d: int, xs, log_r: float) -> np.ndarray:
 # ==========================================================================================
 
 
-def mean_random_overlap(n, r, d, *, mean_overlap: str = "random") -> float:
+def mean_random_overlap(n: int, r: float, d: int, *, mean_overlap: str = "random") -> float:
     """Expected number of neurons shared by the read ball and a random pattern's write ball.
 
     Parameters
@@ -129,7 +129,7 @@ def mean_random_overlap(n, r, d, *, mean_overlap: str = "random") -> float:
     return math.exp(_log_mu(n, d, log_r, _check_mean_overlap(mean_overlap)))
 
 
-def snr(n, r, m, d, x=0, *, mean_overlap: str = "random") -> float:
+def snr(n: int, r: float, m: int, d: int, x: int = 0, *, mean_overlap: str = "random") -> float:
     """Signal-to-noise ratio of one bit of an SDM read (Eq. 25).
 
     ``SNR = E[I*] / sqrt(E[I*] + (m - 1)(E[I_mu] + E[I_mu]^2))`` with ``E[I*] = I(x, d, n) r / 2^n``
@@ -185,7 +185,8 @@ def snr(n, r, m, d, x=0, *, mean_overlap: str = "random") -> float:
     return float(_snr_from_logs(_log_target(n, d, [x], log_r)[0], log_noise))
 
 
-def capacity(n, r, d, z, x=0, *, mean_overlap: str = "random") -> float:
+def capacity(n: int, r: float, d: int, z: float, x: int = 0, *,
+             mean_overlap: str = "random") -> float:
     """Number of patterns storable at a target SNR ``z`` (Eqs. 26-27).
 
     Setting Eq. 25 equal to ``z`` and solving for ``m`` gives
@@ -260,7 +261,7 @@ def _capacity_from_logs(log_s: float, log_mu: float, z: float) -> float:
     return 1.0 + sign * math.exp(log_excess)
 
 
-def retrieval_z(probability, n=None) -> float:
+def retrieval_z(probability: float, n: int | None = None) -> float:
     """z-score of a retrieval target: per bit, or for a whole ``n``-bit pattern.
 
     A bit is read correctly when the read sum has the sign of the stored bit, which with a

@@ -104,7 +104,7 @@ _AGREEMENT_COLUMNS = ["count", "mean_diff", "ci_low", "ci_high", "outcome_agreem
                       "retrieved_reference"]
 
 
-def agreement(df: pd.DataFrame, reference="Binary_SDM", threshold: float = 0.99,
+def agreement(df: pd.DataFrame, reference: str | None = "Binary_SDM", threshold: float = 0.99,
               confidence: float = 0.95) -> pd.DataFrame:
     """How closely two rules agree, query by query (the metric App. B.7 does not give).
 

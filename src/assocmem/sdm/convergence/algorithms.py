@@ -131,7 +131,7 @@ def _key(name: str) -> str:
 _BY_KEY = {_key(name): name for name in _SPECS}
 
 
-def resolve_algorithm(name) -> str:
+def resolve_algorithm(name: str | Algorithm) -> str:
     """The canonical name of an algorithm.
 
     Parameters
@@ -170,7 +170,7 @@ def _algorithm_names(algorithms) -> list[str]:
     return [resolve_algorithm(a) for a in items]
 
 
-def algorithm_spec(name) -> AlgorithmSpec:
+def algorithm_spec(name: str | Algorithm) -> AlgorithmSpec:
     """The :class:`AlgorithmSpec` of an algorithm (see :func:`resolve_algorithm`).
 
     Raises
@@ -181,7 +181,7 @@ def algorithm_spec(name) -> AlgorithmSpec:
     return _SPECS[resolve_algorithm(name)]
 
 
-def paper_radii(n) -> list[int]:
+def paper_radii(n: int) -> list[int]:
     """Radii of App. B.7: the binomial quantiles of :data:`PAPER_FRACTIONS`.
 
     Parameters

@@ -13,6 +13,7 @@ cosine of the final state to its target (``1 - 2 H / n`` for binary states), is
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -20,7 +21,10 @@ from assocmem._checks import as_int as _as_int
 from assocmem._checks import as_real
 from assocmem.sdm._common import _unit_norm
 from assocmem.sdm.convergence._common import _as_tensor
-from assocmem.sdm.convergence.read_rules import ReadRule
+from assocmem.sdm.convergence.read_rules import PreparedPatterns, ReadRule
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "ConvergenceResult",
@@ -51,12 +55,12 @@ class ConvergenceResult:
     stopped: torch.Tensor
     zero_weights: torch.Tensor
 
-    def cosine_to(self, targets, space: str) -> torch.Tensor:
+    def cosine_to(self, targets: ArrayLike, space: str) -> torch.Tensor:
         """Cosine of each final state to its target (:func:`cosine_to_target`)."""
         return cosine_to_target(self.states, targets, space)
 
 
-def cosine_to_target(states, targets, space: str) -> torch.Tensor:
+def cosine_to_target(states: ArrayLike, targets: ArrayLike, space: str) -> torch.Tensor:
     """The App. B.7 metric: cosine between each state and its target.
 
     Parameters
@@ -103,7 +107,8 @@ def cosine_to_target(states, targets, space: str) -> torch.Tensor:
     return (s * t).sum(-1) / (ns * nt)
 
 
-def converge(rule: ReadRule, queries, patterns, max_steps: int = 100, tol: float = 0.05) -> ConvergenceResult:
+def converge(rule: ReadRule, queries: ArrayLike, patterns: ArrayLike | PreparedPatterns,
+             max_steps: int = 100, tol: float = 0.05) -> ConvergenceResult:
     """Read each query repeatedly until it stops changing (App. B.7).
 
     Each step reads every still-active query once. A binary query stops when a read changes no

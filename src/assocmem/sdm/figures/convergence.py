@@ -11,11 +11,17 @@ Three figures, each drawn from data the chapter computes:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from assocmem.plotting import color
 from assocmem.plotting import require_frame as _require
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from matplotlib.figure import Figure
 
 __all__ = ["RULE_STYLE", "convergence_panels", "target_share_panels", "projection_panels",
            "PROTOCOLS"]
@@ -44,7 +50,7 @@ PROTOCOLS = {
 
 
 
-def convergence_panels(frame: pd.DataFrame, setting: str, title: str):
+def convergence_panels(frame: pd.DataFrame, setting: str, title: str) -> Figure:
     """Mean final cosine against the perturbation level, one panel per radius.
 
     Parameters
@@ -101,7 +107,7 @@ def convergence_panels(frame: pd.DataFrame, setting: str, title: str):
     return fig
 
 
-def target_share_panels(shares: pd.DataFrame, cases):
+def target_share_panels(shares: pd.DataFrame, cases: Sequence[tuple[str, int, int]]) -> Figure:
     """The target's expected share of the first read against the query-target distance.
 
     Parameters
@@ -148,7 +154,7 @@ def target_share_panels(shares: pd.DataFrame, cases):
     return fig
 
 
-def projection_panels(summary: pd.DataFrame, bound: float):
+def projection_panels(summary: pd.DataFrame, bound: float) -> Figure:
     """Mean final cosine against the query's cosine, learnt projection above, none below.
 
     Parameters

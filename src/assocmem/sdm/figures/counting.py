@@ -7,12 +7,16 @@ One function per figure; each takes the chapter's computed data, draws with the 
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from assocmem.plotting import color
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from matplotlib.figure import Figure
 
 __all__ = ["intersection_map_figure", "simulation_figure", "kanerva_figure", "staircase_figure"]
 
@@ -40,7 +44,7 @@ def _log10(values, name: str) -> list[float]:
     return out
 
 
-def intersection_map_figure(grid):
+def intersection_map_figure(grid: ArrayLike) -> Figure:
     """The exact circle intersection ``log10 I(d_v, d, n)`` over every radius and distance.
 
     Parameters
@@ -90,7 +94,8 @@ def intersection_map_figure(grid):
     return fig
 
 
-def simulation_figure(dvs, counts, expected, z, n: int, r: int, d: int):
+def simulation_figure(dvs: ArrayLike, counts: ArrayLike, expected: ArrayLike, z: ArrayLike, n: int,
+                      r: int, d: int) -> Figure:
     """Simulated shared neurons against Eq. 2, the paper's Fig. 11 check.
 
     Parameters
@@ -142,7 +147,8 @@ def simulation_figure(dvs, counts, expected, z, n: int, r: int, d: int):
     return fig
 
 
-def kanerva_figure(dvs, exact, normal, corrected, n: int, d: int, r: int, up_to: int = 700):
+def kanerva_figure(dvs: ArrayLike, exact: ArrayLike, normal: ArrayLike, corrected: ArrayLike,
+                   n: int, d: int, r: int, up_to: int = 700) -> Figure:
     """Kanerva's continuous approximation against the exact count (the paper's Fig. 10 setting).
 
     Parameters
@@ -198,7 +204,7 @@ def kanerva_figure(dvs, exact, normal, corrected, n: int, d: int, r: int, up_to:
 
 
 def staircase_figure(top: Mapping[int, Sequence[int]], bottom: Mapping[int, Sequence[int]],
-                     n_top: int = 64, n_bottom: int = 1000):
+                     n_top: int = 64, n_bottom: int = 1000) -> Figure:
     """The staircase: ``log10 I(d_v, d, n)`` at consecutive distances, one curve per radius.
 
     Parameters

@@ -10,12 +10,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from assocmem.plotting import color
 from assocmem.plotting import require_frame as _require
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from collections.abc import Sequence
+    from matplotlib.figure import Figure
 
 __all__ = ["ball_kernel_spectra", "feature_counts", "hopfield_against_sdm", "MEMORY_STYLE"]
 
@@ -35,8 +42,9 @@ _RADIUS_COLOURS = {5: "blue", 11: "orange", 15: "green"}
 
 
 
-def ball_kernel_spectra(char_weight, char_lambda, krawtchouk, n: int, d: int, zero_weights,
-                        curves):
+def ball_kernel_spectra(char_weight: ArrayLike, char_lambda: ArrayLike, krawtchouk: ArrayLike,
+                        n: int, d: int, zero_weights: Sequence[int],
+                        curves: Sequence[tuple[int, str, ArrayLike, ArrayLike, float]]) -> Figure:
     """The ball kernel's spectrum: every Walsh character (top) and the n = 64 spectra (bottom).
 
     Parameters
@@ -101,8 +109,9 @@ def ball_kernel_spectra(char_weight, char_lambda, krawtchouk, n: int, d: int, ze
     return fig
 
 
-def feature_counts(mc: pd.DataFrame, dvs, sample, n: int, d: int, r: int, draws: int,
-                   jitter):
+def feature_counts(mc: pd.DataFrame, dvs: Sequence[int], sample: ArrayLike, n: int, d: int, r: int,
+                   draws: int,
+                   jitter: ArrayLike) -> Figure:
     """Binary random features: Monte Carlo mean (top) and one memory's integer counts (bottom).
 
     Parameters
@@ -159,7 +168,7 @@ def feature_counts(mc: pd.DataFrame, dvs, sample, n: int, d: int, r: int, draws:
     return fig
 
 
-def hopfield_against_sdm(retr: pd.DataFrame, agree: pd.DataFrame, n: int):
+def hopfield_against_sdm(retr: pd.DataFrame, agree: pd.DataFrame, n: int) -> Figure:
     """Hopfield against the two SDM families: retrieval at m = 4 and 24, agreement at m = 4.
 
     Parameters

@@ -8,12 +8,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from assocmem.plotting import color
 from assocmem.plotting import require_frame as _require
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["learned_beta_strip", "recall_against_m"]
 
@@ -24,7 +29,7 @@ OPTIMA = (("CD", "green"), ("SNR", "blue"), ("Mem", "vermillion"))
 
 
 def learned_beta_strip(runs: pd.DataFrame, ref: pd.DataFrame, n: int, m: int,
-                       band=(10, 25)):
+                       band: tuple[float, float] = (10, 25)) -> Figure:
     """Learned beta per trained model, one strip per (variant, noise), against SDM's optima.
 
     Parameters
@@ -83,7 +88,7 @@ def learned_beta_strip(runs: pd.DataFrame, ref: pd.DataFrame, n: int, m: int,
     return fig
 
 
-def recall_against_m(pooled: pd.DataFrame, fits: dict, m_train: int, m_max: int = 1024):
+def recall_against_m(pooled: pd.DataFrame, fits: dict, m_train: int, m_max: int = 1024) -> Figure:
     """Recall accuracy against the number of stored pairs, with two fitted curves per noise.
 
     Parameters

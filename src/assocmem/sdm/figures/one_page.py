@@ -6,7 +6,7 @@ One function per figure; each takes the chapter's computed data, draws with the 
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -14,6 +14,10 @@ import numpy as np
 from assocmem.plotting import color
 from assocmem.sdm import circle_intersection_table
 from assocmem.sdm.read import expected_sign_hamming
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from matplotlib.figure import Figure
 
 __all__ = ["shared_neurons_figure", "kernels_figure", "sign_distances_figure"]
 
@@ -32,7 +36,7 @@ def _array(x, name: str, ndim: int) -> np.ndarray:
 
 
 def shared_neurons_figure(dvs: Sequence[int], samples: Mapping[int, object],
-                          expected: Mapping[int, object], n: int, d: int, seed: int = 0):
+                          expected: Mapping[int, object], n: int, d: int, seed: int = 0) -> Figure:
     """Shared-neuron counts of random neurons against the query-pattern distance.
 
     Mirrors the paper's simulation check (its Fig. 11, as the review describes it) for the
@@ -94,7 +98,8 @@ def shared_neurons_figure(dvs: Sequence[int], samples: Mapping[int, object],
     return fig
 
 
-def kernels_figure(n: int, d: int, beta: float, target_distances, other_distances):
+def kernels_figure(n: int, d: int, beta: float, target_distances: ArrayLike,
+                   other_distances: ArrayLike) -> Figure:
     """The SDM weight and the attention weight against distance, and where the patterns sit.
 
     Mirrors the paper's comparison of the circle intersection with the exponential of Eq. 6
@@ -150,8 +155,9 @@ def kernels_figure(n: int, d: int, beta: float, target_distances, other_distance
     return fig
 
 
-def sign_distances_figure(D, H, D_close, H_close, n: int, d: int, show: int = 3000,
-                          seed: int = 0):
+def sign_distances_figure(D: ArrayLike, H: ArrayLike, D_close: ArrayLike, H_close: ArrayLike,
+                          n: int, d: int, show: int = 3000,
+                          seed: int = 0) -> Figure:
     """Hamming distance of the signs against the distance Eq. 5 assigns.
 
     The paper has no such figure (App. B.7 states the distances stay approximately equal).

@@ -6,13 +6,16 @@ One function per figure; each takes the chapter's computed data, draws with the 
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Sequence, TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import matplotlib.ticker as mticker
 import numpy as np
 
 from assocmem.plotting import color
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["fits_figure", "local_beta_figure", "beta_methods_figure", "LOCAL_FACTORS"]
 
@@ -38,7 +41,7 @@ def _draw_fits(ax, n: int, d: int, log_i: np.ndarray, fits) -> None:
     ax.legend(fontsize=7.5, loc="lower left")
 
 
-def fits_figure(panels: Sequence[tuple]):
+def fits_figure(panels: Sequence[tuple]) -> Figure:
     """The log intersection against distance with fitted lines, one panel per setting.
 
     Mirrors the paper's log-linear fits of the circle intersection (its Figs. 12-14, as the
@@ -93,7 +96,7 @@ LOCAL_FACTORS = (
 )
 
 
-def local_beta_figure(panels: Sequence[dict]):
+def local_beta_figure(panels: Sequence[dict]) -> Figure:
     """Local beta of each factor of the intersection between consecutive even distances.
 
     The paper has no such figure; it takes App. B.2's derivation (Eqs. 16-21) apart.
@@ -152,7 +155,8 @@ def local_beta_figure(panels: Sequence[dict]):
     return fig
 
 
-def beta_methods_figure(radii, methods: Mapping[str, tuple], paper: Mapping[int, float]):
+def beta_methods_figure(radii: Sequence[int], methods: Mapping[str, tuple],
+                        paper: Mapping[int, float]) -> Figure:
     """The fitted beta against the radius by several methods, with the paper's values.
 
     Mirrors the paper's figure of fitted betas at n = 64 (not in the review) and adds this

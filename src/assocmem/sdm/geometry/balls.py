@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-def ball_size(d, n) -> int:
+def ball_size(d: int, n: int) -> int:
     """Number of binary addresses within Hamming distance ``d`` of a point of ``{0, 1}^n``.
 
     Parameters
@@ -55,7 +55,7 @@ def ball_size(d, n) -> int:
     return sum(_binomial_row(n, d))
 
 
-def ball_fraction(d, n) -> float:
+def ball_fraction(d: int, n: int) -> float:
     """Fraction ``p`` of ``{0, 1}^n`` inside a Hamming ball of radius ``d``.
 
     Parameters
@@ -85,7 +85,7 @@ def ball_fraction(d, n) -> float:
     return ball_size(d, n) / (1 << n)
 
 
-def log_ball_fraction(d, n) -> float:
+def log_ball_fraction(d: int, n: int) -> float:
     """Natural log of :func:`ball_fraction`, finite for every ``0 <= d <= n``.
 
     Parameters

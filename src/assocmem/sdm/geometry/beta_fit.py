@@ -96,7 +96,8 @@ def _fit_window(n: int, d: int, window, even_only: bool) -> list[int]:
     return dvs
 
 
-def fit_beta(n, d, window=None, even_only: bool = False, convention: str = "ols",
+def fit_beta(n: int, d: int, window: tuple[int, int] | Iterable[int] | None = None,
+             even_only: bool = False, convention: str = "ols",
              intersection: str = "binary") -> BetaFit:
     """Fit ``beta`` by the log-linear regression of Eq. 10: ``log I(dv) ~ a + beta x``.
 
@@ -197,7 +198,7 @@ def fit_beta(n, d, window=None, even_only: bool = False, convention: str = "ols"
                    dvs=tuple(int(v) for v in dvs))
 
 
-def analytic_beta(n, d) -> float:
+def analytic_beta(n: int, d: int) -> float:
     """The analytic ``beta`` of Eq. 21, ``(n - 2 d)^2 / (4 n)``.
 
     App. B.2 keeps only the largest summand of Eq. 2 (``a = n - d - floor(dv/2)``,
@@ -236,7 +237,7 @@ def analytic_beta(n, d) -> float:
     return (n - 2 * d) ** 2 / (4.0 * n)
 
 
-def analytic_log_intersection(dv, d, n) -> float:
+def analytic_log_intersection(dv: int, d: int, n: int) -> float:
     """Natural log of the analytic lower bound of Eq. 20.
 
     ``log I >~ log(2^{n+2} / (pi n)) - (n - 2 d)^2 / (2 n) - (n - 2 d)^2 / (2 n^2) dv``; the
@@ -270,7 +271,7 @@ def analytic_log_intersection(dv, d, n) -> float:
     return (n + 2) * _LOG2 - math.log(math.pi * n) - gap2 / (2 * n) - gap2 / (2 * n * n) * dv
 
 
-def largest_summand(dv, d, n) -> int:
+def largest_summand(dv: int, d: int, n: int) -> int:
     """The single largest summand of Eq. 2, the term App. B.2 approximates ``I`` by.
 
     Every admissible ``a`` admits ``c = floor(dv/2)``, where ``C(dv, c)`` is largest, so the
@@ -312,7 +313,8 @@ def largest_summand(dv, d, n) -> int:
     return math.comb(m, a_best) * math.comb(dv, dv // 2)
 
 
-def largest_summand_beta(n, d, window=None, even_only: bool = False,
+def largest_summand_beta(n: int, d: int, window: tuple[int, int] | Iterable[int] | None = None,
+                         even_only: bool = False,
                          convention: str = "ols") -> BetaFit:
     """Fit ``beta`` (Eq. 10) to the single largest summand of Eq. 2 instead of ``I``.
 

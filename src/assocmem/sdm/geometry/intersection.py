@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from itertools import accumulate, repeat
 from operator import add, floordiv, mul
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from assocmem.sdm.geometry._common import (
     _check_n,
 )
 from assocmem.sdm.geometry.balls import ball_size
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = [
     "circle_intersection",
@@ -54,7 +58,7 @@ _ENUMERATE_MAX_N = 20
 # ==========================================================================================
 
 
-def circle_intersection(dv, d, n) -> int:
+def circle_intersection(dv: int, d: int, n: int) -> int:
     """Exact number of addresses within Hamming distance ``d`` of two points ``dv`` apart.
 
     Eq. 2 of Bricken & Pehlevan (2021) (Eq. 12, after Jaeckel): split the ``n`` positions into
@@ -118,7 +122,7 @@ def circle_intersection(dv, d, n) -> int:
     return total
 
 
-def log_circle_intersection(dv, d, n) -> float:
+def log_circle_intersection(dv: int, d: int, n: int) -> float:
     """Natural log of :func:`circle_intersection` (``-inf`` where ``I = 0``).
 
     Parameters
@@ -212,7 +216,8 @@ def _table_sum(n: int, d: int, max_dv: int) -> list[int]:
     return out
 
 
-def circle_intersection_table(n, d, dvs=None, *, method: str = "recurrence") -> list[int]:
+def circle_intersection_table(n: int, d: int, dvs: Iterable[int] | None = None, *,
+                              method: str = "recurrence") -> list[int]:
     """Exact ``I(dv, d, n)`` for many ``dv`` at once.
 
     Parameters
@@ -277,7 +282,7 @@ def circle_intersection_table(n, d, dvs=None, *, method: str = "recurrence") -> 
 # ==========================================================================================
 
 
-def circle_intersection_lune(dv, d, n) -> int:
+def circle_intersection_lune(dv: int, d: int, n: int) -> int:
     """Kanerva's lune form of the circle intersection.
 
     ``I(dv, d, n) = sum_{i <= d} C(n, i) - sum_{odd j <= dv} C(j - 1, (j - 1)/2)
@@ -333,7 +338,7 @@ def _popcount(x: np.ndarray) -> np.ndarray:
     return ((x * np.uint32(0x01010101)) & np.uint32(0xFFFFFFFF)) >> 24
 
 
-def circle_intersection_enumerate(dv, d, n) -> int:
+def circle_intersection_enumerate(dv: int, d: int, n: int) -> int:
     """Circle intersection by brute force over all ``2^n`` addresses (``n <= 20``).
 
     Takes the query ``0...0`` and the pattern with its first ``dv`` bits set and counts the
@@ -378,7 +383,7 @@ def circle_intersection_enumerate(dv, d, n) -> int:
 # ==========================================================================================
 
 
-def circle_intersection_paper_limits(dv, d, n, *, binomial: str = "zero") -> int:
+def circle_intersection_paper_limits(dv: int, d: int, n: int, *, binomial: str = "zero") -> int:
     """Eq. 2 evaluated literally, with the paper's own summation limits.
 
     ``I = sum_{a = n - d - floor(dv/2)}^{n - dv} sum_{c = max(0, n - d - a)}^{dv - (n - d - a)}
@@ -441,7 +446,7 @@ def circle_intersection_paper_limits(dv, d, n, *, binomial: str = "zero") -> int
 _GRID_METHODS = ("eq2", "paper", "lune", "table", "enumerate")
 
 
-def circle_intersection_grid(n, method: str = "eq2") -> np.ndarray:
+def circle_intersection_grid(n: int, method: str = "eq2") -> np.ndarray:
     """``I(dv, d, n)`` for every radius and every distance, by one of the exact forms.
 
     Parameters
@@ -494,7 +499,7 @@ def circle_intersection_grid(n, method: str = "eq2") -> np.ndarray:
     return out
 
 
-def lune_term(j, d, n) -> int:
+def lune_term(j: int, d: int, n: int) -> int:
     """The step ``I(j - 1, d, n) - I(j, d, n)``: what moving the pattern one bit further loses.
 
     Move the pattern ``p`` from distance ``j - 1`` to ``j`` of the query by flipping one bit

@@ -13,6 +13,7 @@ Bricken & Pehlevan (2021), App. B.1 and Fig. 10. Chapter 31 sets it against the 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special, stats
@@ -20,13 +21,17 @@ from scipy import special, stats
 from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry._common import _check_n, _check_real_radius
 
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "circle_intersection_continuous",
 ]
 
 
-def circle_intersection_continuous(dv, d, n, *, continuity_correction: bool = False,
-                                   method: str = "owens_t"):
+def circle_intersection_continuous(dv: ArrayLike, d: float, n: int, *,
+                                   continuity_correction: bool = False,
+                                   method: str = "owens_t") -> float | np.ndarray:
     """Kanerva's normal approximation of the intersection fraction ``I(dv, d, n) / 2^n``.
 
     For a uniformly random address ``x``, the distances ``X = d(x, xi)`` and ``Y = d(x, p)``

@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from assocmem.sdm.geometry._common import _LOG2, _as_int, _check_distance, _check_n, _check_r
 from assocmem.sdm.geometry.intersection import circle_intersection
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, Seed
 
 __all__ = [
     "expected_neurons",
@@ -27,7 +31,7 @@ __all__ = [
 ]
 
 
-def expected_neurons(dv, d, n, r) -> float:
+def expected_neurons(dv: int, d: int, n: int, r: float) -> float:
     """Expected number of neurons in the intersection, ``I(dv, d, n) r / 2^n``.
 
     With ``r`` neuron addresses drawn uniformly from ``{0, 1}^n`` the count is binomial with
@@ -66,7 +70,7 @@ def expected_neurons(dv, d, n, r) -> float:
     return float(Fraction(value) * fr / (1 << int(n)))
 
 
-def log_expected_neurons(dv, d, n, r) -> float:
+def log_expected_neurons(dv: int, d: int, n: int, r: float) -> float:
     """Natural log of :func:`expected_neurons` (``-inf`` where ``I = 0``).
 
     Parameters
@@ -104,7 +108,8 @@ def log_expected_neurons(dv, d, n, r) -> float:
 _SIM_CHUNK_WORDS = 1 << 22  # uint64 words of neuron addresses drawn per chunk (32 MiB)
 
 
-def simulate_shared_neurons(dv, d, n, r, trials, seed=0) -> np.ndarray:
+def simulate_shared_neurons(dv: ArrayLike, d: int, n: int, r: int, trials: int,
+                            seed: Seed = 0) -> np.ndarray:
     """Count, by simulation, the neurons within Hamming distance ``d`` of a pattern and a query.
 
     Each trial draws ``r`` neuron addresses uniformly from ``{0, 1}^n``, a uniform query, and a

@@ -15,6 +15,7 @@ Li (2011). Chapters 32 and 35, and the cap fits of chapters 34 and 36.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special
@@ -22,6 +23,9 @@ from scipy import special
 from assocmem._checks import as_int as _as_int
 from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry._common import _LOG2, _check_n, _check_real_radius
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, Seed
 
 __all__ = [
     "cap_fraction",
@@ -206,7 +210,7 @@ def _default_order(order) -> int:
     return order
 
 
-def cap_fraction(d, n) -> float:
+def cap_fraction(d: float, n: int) -> float:
     """Fraction of the unit sphere ``S^{n-1}`` in a cap of threshold cosine ``c = 1 - 2 d / n``.
 
     Parameters
@@ -236,7 +240,7 @@ def cap_fraction(d, n) -> float:
     return math.exp(log_cap_fraction(d, n))
 
 
-def log_cap_fraction(d, n) -> float:
+def log_cap_fraction(d: float, n: int) -> float:
     """Natural log of :func:`cap_fraction`, accurate where the fraction underflows.
 
     Parameters
@@ -265,7 +269,8 @@ def log_cap_fraction(d, n) -> float:
     return _log_cap_fraction_theta(_theta_from_d(dr, n), n)
 
 
-def log_cap_intersection(rho, d, n, *, order=None):
+def log_cap_intersection(rho: ArrayLike, d: float, n: int, *,
+                         order: int | None = None) -> float | np.ndarray:
     """Natural log of :func:`cap_intersection`, computed in log space throughout.
 
     Parameters
@@ -312,7 +317,8 @@ def log_cap_intersection(rho, d, n, *, order=None):
     return float(out[0]) if scalar else out.reshape(arr.shape)
 
 
-def cap_intersection(rho, d, n, *, order=None):
+def cap_intersection(rho: ArrayLike, d: float, n: int, *,
+                     order: int | None = None) -> float | np.ndarray:
     """Fraction of ``S^{n-1}`` inside two caps of threshold cosine ``c = 1 - 2 d / n``.
 
     The continuous-SDM read weight of a pattern at cosine ``rho`` to the query (Bricken &
@@ -371,7 +377,9 @@ def cap_intersection(rho, d, n, *, order=None):
     return math.exp(out) if isinstance(out, float) else np.exp(out)
 
 
-def cap_intersection_mc(rho, d, n, samples: int = 100_000, seed=0, *, return_stderr: bool = False):
+def cap_intersection_mc(rho: ArrayLike, d: float, n: int, samples: int = 100_000, seed: Seed = 0, *,
+                        return_stderr: bool = False) -> float | np.ndarray | tuple[float,
+                        float] | tuple[np.ndarray, np.ndarray]:
     """Monte Carlo estimate of :func:`cap_intersection`.
 
     Draws ``samples`` uniform points on ``S^{n-1}``; only their coordinates in the plane of the

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from assocmem._checks import as_real
 from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry.intersection import circle_intersection_table
 from assocmem.sdm.kernels._common import _check_d, _check_n
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "krawtchouk_matrix",
@@ -46,7 +50,7 @@ def _popcount(x: np.ndarray) -> np.ndarray:
     return np.bitwise_count(x.astype(np.uint64)).astype(np.int64)
 
 
-def krawtchouk_matrix(n) -> np.ndarray:
+def krawtchouk_matrix(n: int) -> np.ndarray:
     """Krawtchouk polynomials ``K_j(w; n)`` for all ``0 <= j, w <= n``, exact.
 
     ``K_j(w; n) = sum_i (-1)^i C(w, i) C(n - w, j - i)`` is the sum of the Walsh character
@@ -90,7 +94,7 @@ def krawtchouk_matrix(n) -> np.ndarray:
     return K
 
 
-def radial_spectrum(values, n) -> list:
+def radial_spectrum(values: ArrayLike, n: int) -> list:
     """Eigenvalues of a Hamming-distance kernel ``K[x, y] = values[d(x, y)]`` on ``{0, 1}^n``.
 
     The ``2^n x 2^n`` matrix is a convolution on the group ``Z_2^n``, so the Walsh characters
@@ -204,7 +208,7 @@ class BallKernelSpectrum:
         return np.sort(out)
 
 
-def ball_kernel_spectrum(n, d) -> BallKernelSpectrum:
+def ball_kernel_spectrum(n: int, d: int) -> BallKernelSpectrum:
     """Exact eigenvalues of the ball-intersection kernel matrix on ``{0, 1}^n``, any ``n``.
 
     The kernel ``k(x, y) = I(d(x, y), d, n) = sum_z 1_B(z + x) 1_B(z + y)`` (``B`` the radius-``d``
@@ -248,7 +252,7 @@ def ball_kernel_spectrum(n, d) -> BallKernelSpectrum:
                               multiplicities=tuple(mult))
 
 
-def walsh_hadamard(f) -> np.ndarray:
+def walsh_hadamard(f: ArrayLike) -> np.ndarray:
     """Unnormalised fast Walsh-Hadamard transform along the last axis.
 
     ``F[..., s] = sum_x f[..., x] (-1)^{popcount(s & x)}`` for ``x, s`` in ``0..2^n - 1``
@@ -288,7 +292,7 @@ def walsh_hadamard(f) -> np.ndarray:
     return f
 
 
-def hamming_kernel_matrix(n, values) -> np.ndarray:
+def hamming_kernel_matrix(n: int, values: ArrayLike) -> np.ndarray:
     """The ``2^n x 2^n`` matrix ``K[x, y] = values[d(x, y)]`` by brute force (``n <= 12``).
 
     Parameters
@@ -320,7 +324,7 @@ def hamming_kernel_matrix(n, values) -> np.ndarray:
     return vals[dist]
 
 
-def ball_kernel_matrix(n, d) -> np.ndarray:
+def ball_kernel_matrix(n: int, d: int) -> np.ndarray:
     """``K[x, y] = I(d(x, y), d, n)`` on all of ``{0, 1}^n`` (``n <= 12``), float64 (exact integers).
 
     The Gram matrix of the ball features ``phi(x) = 1_B(. + x)`` over every address: the
@@ -347,7 +351,7 @@ def ball_kernel_matrix(n, d) -> np.ndarray:
     return hamming_kernel_matrix(n, circle_intersection_table(n, d))
 
 
-def log_exponential_kernel_spectrum(n, beta) -> np.ndarray:
+def log_exponential_kernel_spectrum(n: int, beta: float) -> np.ndarray:
     """Log-eigenvalues of ``K[x, y] = exp(beta (1 - 2 d(x, y) / n))`` on ``{0, 1}^n``.
 
     With bipolar unit vectors ``exp(beta rho) = prod_i exp(beta s_i t_i / n)``, a product of

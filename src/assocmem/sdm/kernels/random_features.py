@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -31,6 +32,10 @@ from assocmem.sdm.kernels._common import _check_d, _check_n
 from assocmem.sdm.read._checks import _real
 from assocmem.sdm.read.hamming import pairwise_hamming
 
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, Seed
+    from collections.abc import Iterable
+
 __all__ = [
     "binary_random_features",
     "sdm_as_linear_attention",
@@ -42,7 +47,7 @@ __all__ = [
 _MC_CHUNK = 50  # neuron draws processed together in shared_feature_counts
 
 
-def binary_random_features(x, neuron_addresses, d) -> torch.Tensor:
+def binary_random_features(x: ArrayLike, neuron_addresses: ArrayLike, d: int) -> torch.Tensor:
     """The SDM feature map ``phi_tau(x) = 1[d(x, x_tau) <= d]`` for ``r`` neurons.
 
     Parameters
@@ -74,7 +79,8 @@ def binary_random_features(x, neuron_addresses, d) -> torch.Tensor:
     return (pairwise_hamming(x, neuron_addresses) <= d).to(torch.float64)  # (..., r)
 
 
-def sdm_as_linear_attention(query, addresses, pointers, neuron_addresses, d, d_read=None,
+def sdm_as_linear_attention(query: ArrayLike, addresses: ArrayLike, pointers: ArrayLike,
+                            neuron_addresses: ArrayLike, d: int, d_read: int | None = None,
                             threshold: bool = False, empty: str = "nan") -> torch.Tensor:
     """Neuron-view SDM computed as normalised linear attention with the binary feature map.
 
@@ -161,7 +167,8 @@ def _check_dvs(dvs, n: int) -> list[int]:
     return out
 
 
-def shared_feature_counts(dvs, d, n, r, draws, seed=0) -> np.ndarray:
+def shared_feature_counts(dvs: Iterable[int], d: int, n: int, r: int, draws: int,
+                          seed: int = 0) -> np.ndarray:
     """``phi(xi)^T phi(p)`` for fresh random neurons, a fresh query and patterns at given distances.
 
     Each draw samples ``r`` neuron addresses uniformly from ``{0, 1}^n``, a uniform query ``xi``
@@ -228,7 +235,8 @@ def shared_feature_counts(dvs, d, n, r, draws, seed=0) -> np.ndarray:
     return torch.cat(out).numpy().astype(np.int64)
 
 
-def feature_kernel_mc(dvs, d, n, r, draws, seed=0) -> pd.DataFrame:
+def feature_kernel_mc(dvs: Iterable[int], d: int, n: int, r: int, draws: int,
+                      seed: int = 0) -> pd.DataFrame:
     """Monte Carlo mean of ``phi(xi)^T phi(p)`` against the exact ``I r / 2^n``, per distance.
 
     Parameters
@@ -271,7 +279,7 @@ def feature_kernel_mc(dvs, d, n, r, draws, seed=0) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def neurons_for_precision(dv, d, n, rel_sd) -> float:
+def neurons_for_precision(dv: int, d: int, n: int, rel_sd: float) -> float:
     """Neurons ``r`` for which the shared-neuron count at distance ``dv`` has relative SD ``rel_sd``.
 
     The count is ``Binomial(r, q)``, ``q = I(dv, d, n) / 2^n``, with relative standard deviation

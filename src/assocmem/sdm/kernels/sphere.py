@@ -13,6 +13,8 @@ a negative eigenvalue can be told from rounding. Used by chapter 35.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from assocmem._checks import as_int as _as_int
@@ -20,6 +22,9 @@ from assocmem._checks import as_real
 from assocmem.sdm._common import _real_array
 from assocmem.sdm.geometry.spherical_caps import cap_fraction, cap_intersection
 from assocmem.sdm.kernels._common import _unit_rows
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, Seed
 
 __all__ = [
     "random_unit_vectors",
@@ -29,7 +34,7 @@ __all__ = [
 ]
 
 
-def random_unit_vectors(m, n, seed=0) -> np.ndarray:
+def random_unit_vectors(m: int, n: int, seed: Seed = 0) -> np.ndarray:
     """``m`` points drawn uniformly on ``S^{n-1}`` (normalised Gaussians), float64 ``(m, n)``.
 
     Raises
@@ -44,7 +49,7 @@ def random_unit_vectors(m, n, seed=0) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
-def cap_kernel_gram(points, d) -> np.ndarray:
+def cap_kernel_gram(points: ArrayLike, d: float) -> np.ndarray:
     """Gram matrix of the cap-intersection kernel, ``G[i, j] = Ic(x_i^T x_j; d, n)``.
 
     ``Ic(rho)`` is the fraction of ``S^{n-1}`` inside both caps of threshold cosine
@@ -86,7 +91,7 @@ def cap_kernel_gram(points, d) -> np.ndarray:
     return G
 
 
-def exponential_kernel_gram(points, beta) -> np.ndarray:
+def exponential_kernel_gram(points: ArrayLike, beta: float) -> np.ndarray:
     """Gram matrix ``G[i, j] = exp(beta x_i^T x_j)`` of unit vectors.
 
     ``exp(beta t) = sum_k beta^k t^k / k!`` has nonnegative coefficients and each ``(x^T y)^k``
@@ -124,7 +129,8 @@ def exponential_kernel_gram(points, beta) -> np.ndarray:
     return G
 
 
-def psd_tolerance(gram, entry_rel_error: float = float(np.finfo(np.float64).eps)) -> float:
+def psd_tolerance(gram: ArrayLike,
+                  entry_rel_error: float = float(np.finfo(np.float64).eps)) -> float:
     """How far below 0 a computed eigenvalue of a PSD matrix may fall through rounding alone.
 
     Let every computed entry carry a relative error at most ``e`` (from the kernel's

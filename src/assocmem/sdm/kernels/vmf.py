@@ -15,6 +15,7 @@ by chapter 35.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special, stats
@@ -23,6 +24,9 @@ from assocmem._checks import as_int as _as_int
 from assocmem._checks import as_real
 from assocmem.sdm._common import _log_bessel_ive, _real_array
 from assocmem.sdm.kernels._common import _unit_rows
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "vmf_log_normalizer",
@@ -37,7 +41,7 @@ def _check_unit(x: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} must be unit vectors (|norm - 1| <= 1e-12)")
 
 
-def vmf_log_normalizer(n, kappa) -> np.ndarray:
+def vmf_log_normalizer(n: int, kappa: ArrayLike) -> np.ndarray:
     """``log C_n(kappa)``, the normaliser of the von Mises-Fisher density on ``S^{n-1}``.
 
     ``f(x; mu, kappa) = C_n(kappa) exp(kappa mu^T x)`` with
@@ -80,7 +84,7 @@ def vmf_log_normalizer(n, kappa) -> np.ndarray:
     return np.where(k > 0, out, uniform)
 
 
-def vmf_log_density(x, mu, kappa) -> np.ndarray:
+def vmf_log_density(x: ArrayLike, mu: ArrayLike, kappa: float) -> np.ndarray:
     """Log von Mises-Fisher density ``log C_n(kappa) + kappa mu^T x`` on ``S^{n-1}``.
 
     Parameters
@@ -117,7 +121,9 @@ def vmf_log_density(x, mu, kappa) -> np.ndarray:
     return vmf_log_normalizer(mu.shape[0], k) + k * (x @ mu)
 
 
-def vmf_responsibilities(query, means, kappa, log_weights=None, method: str = "explicit") -> np.ndarray:
+def vmf_responsibilities(query: ArrayLike, means: ArrayLike, kappa: ArrayLike,
+                         log_weights: ArrayLike | None = None,
+                         method: str = "explicit") -> np.ndarray:
     """Posterior responsibilities ``P(component mu | x)`` of a von Mises-Fisher mixture.
 
     ``r_mu(x) = pi_mu f(x; mu_mu, kappa_mu) / sum_nu pi_nu f(x; mu_nu, kappa_nu)``. With equal
@@ -185,7 +191,8 @@ def vmf_responsibilities(query, means, kappa, log_weights=None, method: str = "e
     return np.exp(a - special.logsumexp(a, axis=-1, keepdims=True))
 
 
-def attention_as_vmf_mixture(keys, beta):
+def attention_as_vmf_mixture(keys: ArrayLike, beta: float) -> tuple[np.ndarray, np.ndarray,
+                             np.ndarray]:
     """The vMF mixture whose posterior is ``softmax(beta K^T q)`` for unit ``q`` and any keys.
 
     ``exp(beta k^T q) = exp(kappa mu^T q)`` with ``mu = k / |k|`` and ``kappa = beta |k|``, and

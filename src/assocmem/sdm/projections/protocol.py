@@ -34,12 +34,17 @@ by blending; the frame counts how often it does (``exceeds_bound``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 
 from assocmem._checks import as_int as _as_int
 from assocmem.sdm._common import _real_array
 from assocmem.sdm.read.patterns import rotate_to_cosine
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "AUTHORS_BASE_DIM",
@@ -75,7 +80,7 @@ PROTOCOLS: tuple[str, ...] = ("authors", "stored", "stored_all", "stored_train")
 BASELINES: tuple[str, ...] = ("random", "identity")
 
 
-def level_to_cosine(level, base_dim: int = AUTHORS_BASE_DIM):
+def level_to_cosine(level: ArrayLike, base_dim: int = AUTHORS_BASE_DIM) -> float | np.ndarray:
     """The cosine ``1 - 2 k / base_dim`` that the authors' perturbation level ``k`` sets.
 
     Parameters
@@ -112,7 +117,7 @@ def level_to_cosine(level, base_dim: int = AUTHORS_BASE_DIM):
     return float(c) if c.ndim == 0 else c
 
 
-def cosine_to_level(cosine, base_dim: int = AUTHORS_BASE_DIM):
+def cosine_to_level(cosine: ArrayLike, base_dim: int = AUTHORS_BASE_DIM) -> float | np.ndarray:
     """Inverse of :func:`level_to_cosine`: ``k = base_dim (1 - c) / 2``.
 
     Raises

@@ -11,12 +11,17 @@ the SDM read of Eq. 1 that the paper studies: :func:`attention_weights`,
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 
 from assocmem._checks import as_real
 from assocmem.dtypes import cast_checked
 from assocmem.sdm._common import _as_tensor, _unit_norm
 from assocmem.sdm.read._checks import _check_memory, _real
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "attention_weights",
@@ -78,7 +83,8 @@ def _stable_softmax(beta: float, scores: torch.Tensor) -> torch.Tensor:
     return torch.softmax(shifted, dim=-1).to(device=scores.device, dtype=scores.dtype)
 
 
-def attention_weights(query, keys, beta, normalize: bool = True) -> torch.Tensor:
+def attention_weights(query: ArrayLike, keys: ArrayLike, beta: float,
+                      normalize: bool = True) -> torch.Tensor:
     """Softmax attention weights in SDM notation, ``softmax(beta P_a^T xi)`` (Eq. 4).
 
     Parameters
@@ -126,7 +132,8 @@ def attention_weights(query, keys, beta, normalize: bool = True) -> torch.Tensor
     return _stable_softmax(b, query @ keys.T)  # (..., m)
 
 
-def attention_read(query, keys, values, beta, normalize: bool = True) -> torch.Tensor:
+def attention_read(query: ArrayLike, keys: ArrayLike, values: ArrayLike, beta: float,
+                   normalize: bool = True) -> torch.Tensor:
     """Softmax attention in SDM notation, ``xi_new = P_p softmax(beta P_a^T xi)`` (Eq. 4).
 
     Keys are the pattern addresses, values the pointers, and the query the read address. With

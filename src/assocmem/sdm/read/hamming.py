@@ -19,11 +19,15 @@ compute their distances and bipolar images here.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import torch
 
 from assocmem.sdm._common import _as_int, _binary, _real_array, _unit_norm
 from assocmem.sdm.read._checks import _real
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "hamming_distance",
@@ -45,7 +49,7 @@ def _check_broadcast(s: torch.Size, t: torch.Size, a: str, b: str) -> None:
                          "broadcast") from None
 
 
-def hamming_distance(a, b) -> torch.Tensor:
+def hamming_distance(a: ArrayLike, b: ArrayLike) -> torch.Tensor:
     """Hamming distance between binary vectors, broadcast over the leading axes.
 
     Parameters
@@ -90,7 +94,7 @@ def _pairwise(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return xf.sum(-1, keepdim=True) + yf.sum(-1) - 2.0 * (xf @ yf.T)  # (..., m)
 
 
-def pairwise_hamming(query, addresses) -> torch.Tensor:
+def pairwise_hamming(query: ArrayLike, addresses: ArrayLike) -> torch.Tensor:
     """Hamming distance from every query to every address.
 
     Parameters
@@ -126,7 +130,7 @@ def pairwise_hamming(query, addresses) -> torch.Tensor:
     return _pairwise(query, addresses).round().to(torch.int64)
 
 
-def bipolar(x, normalize: bool = True) -> torch.Tensor:
+def bipolar(x: ArrayLike, normalize: bool = True) -> torch.Tensor:
     """The binary-to-sphere map of Eq. 5 in closed form: ``x -> (2 x - 1) / sqrt(n)``.
 
     For binary ``a, b in {0, 1}^n`` the bipolar vectors ``s = 2a - 1``, ``t = 2b - 1`` agree in
@@ -167,7 +171,7 @@ def bipolar(x, normalize: bool = True) -> torch.Tensor:
     return s / math.sqrt(x.shape[-1]) if normalize else s
 
 
-def sphere_hamming(x, y) -> torch.Tensor:
+def sphere_hamming(x: ArrayLike, y: ArrayLike) -> torch.Tensor:
     """The Hamming distance Eq. 5 assigns to continuous vectors, ``(n/2)(1 - cos(x, y))``.
 
     For bipolar images of binary vectors this *is* the Hamming distance (:func:`bipolar`). For
@@ -212,7 +216,7 @@ def sphere_hamming(x, y) -> torch.Tensor:
     return 0.5 * x.shape[-1] * (1.0 - cos.clamp(-1.0, 1.0))
 
 
-def sign_binarize(x) -> torch.Tensor:
+def sign_binarize(x: ArrayLike) -> torch.Tensor:
     """Continuous to binary by sign: ``1[x > 0]``.
 
     The binarisation App. B.7 applies to continuous patterns before running the binary SDM
@@ -245,7 +249,7 @@ def sign_binarize(x) -> torch.Tensor:
     return (x > 0).to(torch.uint8)
 
 
-def expected_sign_hamming(cos, n) -> torch.Tensor:
+def expected_sign_hamming(cos: ArrayLike, n: int) -> torch.Tensor:
     """Expected Hamming distance between the signs of a uniformly rotated pair: ``n theta / pi``.
 
     For unit vectors ``u, v`` at angle ``theta = arccos(cos)`` whose joint orientation is
@@ -286,7 +290,7 @@ def expected_sign_hamming(cos, n) -> torch.Tensor:
     return n * torch.arccos(c) / math.pi
 
 
-def sign_hamming_correlation(n) -> float:
+def sign_hamming_correlation(n: int) -> float:
     """Correlation of ``(n/2)(1 - cos(u, v))`` with ``d(sign u, sign v)`` for independent ``u, v``.
 
     For ``u, v`` independent and uniform on the sphere (e.g. normalised Gaussian vectors), the

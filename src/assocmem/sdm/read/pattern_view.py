@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -24,6 +25,9 @@ from assocmem.sdm._common import _as_tensor, _binary, _finish_read, _majority
 from assocmem.sdm.geometry.intersection import circle_intersection_table
 from assocmem.sdm.read._checks import _check_memory, _check_radius, _real
 from assocmem.sdm.read.hamming import _pairwise
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "EMPTY_POLICIES",
@@ -42,7 +46,7 @@ def _check_empty_policy(empty: str) -> None:
         raise ValueError(f"empty must be one of {EMPTY_POLICIES}, got {empty!r}")
 
 
-def majority(x) -> torch.Tensor:
+def majority(x: ArrayLike) -> torch.Tensor:
     """The majority threshold ``g`` of Eq. 1: ``g(e) = 1`` if ``e > 1/2``, else ``0``.
 
     Applied element-wise to a normalised read of binary pointers; ties (``e = 1/2`` exactly) go
@@ -114,7 +118,8 @@ def _raw_weights(query: torch.Tensor, addresses: torch.Tensor, d: int, weights) 
     return w
 
 
-def sdm_weights(query, addresses, d, weights="intersection", normalize: bool = True) -> torch.Tensor:
+def sdm_weights(query: ArrayLike, addresses: ArrayLike, d: int,
+                weights: str | ArrayLike = "intersection", normalize: bool = True) -> torch.Tensor:
     """The pattern weights of Eq. 1, ``w_mu = I(d(p_a^mu, xi), d, n)``.
 
     Parameters
@@ -164,7 +169,8 @@ def sdm_weights(query, addresses, d, weights="intersection", normalize: bool = T
     return w / w.sum(-1, keepdim=True)
 
 
-def sdm_read(query, addresses, pointers, d, weights="intersection", threshold: bool = False,
+def sdm_read(query: ArrayLike, addresses: ArrayLike, pointers: ArrayLike, d: int,
+             weights: str | ArrayLike = "intersection", threshold: bool = False,
              empty: str = "nan") -> torch.Tensor:
     """The SDM read in the pattern view (Eq. 1): ``g(sum_mu w_mu p_p^mu / sum_mu w_mu)``.
 

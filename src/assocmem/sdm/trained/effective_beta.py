@@ -25,11 +25,18 @@ mostly ``[3, 12]``, of App. A.2, Fig. 5). Chapter 37.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 import torch
 
 from assocmem.sdm.trained._common import real_array
+
+if TYPE_CHECKING:
+    from transformers import GPT2LMHeadModel
+
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "max_softmax_input",
@@ -61,7 +68,7 @@ def _mask_array(mask, shape) -> np.ndarray:
     return mk
 
 
-def max_softmax_input(scores, mask=None) -> np.ndarray:
+def max_softmax_input(scores: ArrayLike, mask: ArrayLike | None = None) -> np.ndarray:
     """The App. A.2 heuristic: the largest softmax input, over all but the head axis.
 
     Parameters
@@ -103,7 +110,8 @@ def max_softmax_input(scores, mask=None) -> np.ndarray:
     return out
 
 
-def log_linear_beta(scores, x, mask=None) -> tuple[float, float]:
+def log_linear_beta(scores: ArrayLike, x: ArrayLike, mask: ArrayLike | None = None) -> tuple[float,
+                    float]:
     """Fit ``log w_ij = c_i + beta x_ij`` within each query (Eq. 10 applied to a head).
 
     Since ``log softmax(s)_ij = s_ij - logsumexp_j s_ij``, the within-query regression of the
@@ -162,7 +170,7 @@ def _check_gpt2(model):
 
 
 @torch.no_grad()
-def gpt2_attention_inputs(model, input_ids) -> list[dict]:
+def gpt2_attention_inputs(model: torch.nn.Module, input_ids: torch.Tensor) -> list[dict]:
     """Each layer's causal softmax inputs and query-key cosines in a Hugging Face GPT-2.
 
     Parameters
@@ -237,7 +245,7 @@ def gpt2_attention_inputs(model, input_ids) -> list[dict]:
     return out
 
 
-def gpt2_effective_betas(model, input_ids) -> pd.DataFrame:
+def gpt2_effective_betas(model: torch.nn.Module, input_ids: torch.Tensor) -> pd.DataFrame:
     """Per layer and head of a GPT-2: the App. A.2 heuristic and the fitted log-linear slope.
 
     Returns
@@ -273,7 +281,7 @@ def gpt2_effective_betas(model, input_ids) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def load_gpt2(name: str):
+def load_gpt2(name: str) -> GPT2LMHeadModel:
     """Load a pretrained GPT-2 (``transformers.GPT2LMHeadModel``) from the local cache only.
 
     Raises

@@ -221,7 +221,7 @@ class RecallAttention(torch.nn.Module):
         Sizes and rules; its ``seed`` seeds the initialisation.
     """
 
-    def __init__(self, config: RecallConfig):
+    def __init__(self, config: RecallConfig) -> None:
         super().__init__()
         if not isinstance(config, RecallConfig):
             raise TypeError(f"config must be a RecallConfig, got {type(config).__name__}")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,9 @@ from scipy import optimize, special
 
 from assocmem._checks import as_int, as_real, holds_bool_or_str
 from assocmem.sdm.capacity import optimal_radius
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "CRITERIA_NAMES",
@@ -51,7 +55,7 @@ __all__ = [
 CRITERIA_NAMES = {"critical_distance": "CD", "snr": "SNR", "memory": "Mem"}
 
 
-def reference_betas(n, m, r=None) -> pd.DataFrame:
+def reference_betas(n: int, m: int, r: int | None = None) -> pd.DataFrame:
     """The CD-, SNR- and memory-optimal radius and ``beta`` for dimension ``n`` and ``m`` patterns.
 
     Parameters
@@ -105,7 +109,7 @@ def reference_betas(n, m, r=None) -> pd.DataFrame:
     return out
 
 
-def between(value, lo, hi) -> bool:
+def between(value: float, lo: float, hi: float) -> bool:
     """Whether ``lo <= value <= hi`` (the ends in either order); ``ValueError`` if any is NaN."""
     v, a, b = (as_real(x, name) for x, name in ((value, "value"), (lo, "lo"), (hi, "hi")))
     return min(a, b) <= v <= max(a, b)
@@ -131,7 +135,7 @@ def _floor(floor) -> float:
     return as_real(floor, "floor", minimum=0.0, maximum=1.0 - 1e-12)
 
 
-def eq26_accuracy(m, a, b, floor=0.0):
+def eq26_accuracy(m: ArrayLike, a: float, b: float, floor: float = 0.0) -> np.ndarray:
     """``floor + (1 - floor) (2 Phi(a / sqrt(1 + b (m - 1))) - 1)``: the curve of Eqs. 25-26.
 
     ``a`` is the SNR of a read with one stored pattern and ``b`` the noise variance each further
@@ -146,7 +150,8 @@ def eq26_accuracy(m, a, b, floor=0.0):
     return f + (1 - f) * (2 * special.ndtr(a / np.sqrt(1 + b * (mm - 1))) - 1)
 
 
-def logistic_accuracy(m, slope, midpoint, floor=0.0):
+def logistic_accuracy(m: ArrayLike, slope: float, midpoint: float,
+                      floor: float = 0.0) -> np.ndarray:
     """``floor + (1 - floor) / (1 + exp(slope (ln m - midpoint)))``: a free logistic in ``ln m``.
 
     ``ValueError`` for ``m < 1``, non-finite input or a floor outside ``[0, 1)``.
@@ -174,7 +179,7 @@ class CurveFit:
     r2: float
     floor: float
 
-    def predict(self, m) -> np.ndarray:
+    def predict(self, m: ArrayLike) -> np.ndarray:
         """The fitted accuracy at ``m`` (array shaped as ``m``)."""
         fn = eq26_accuracy if self.family == "eq26" else logistic_accuracy
         return fn(m, *self.params, floor=self.floor)
@@ -185,7 +190,8 @@ def _loglik(p: np.ndarray, k: np.ndarray, n: np.ndarray) -> float:
     return float(np.sum(k * np.log(p) + (n - k) * np.log1p(-p)))
 
 
-def fit_accuracy_curves(m, correct, total, floor=0.0) -> dict[str, CurveFit]:
+def fit_accuracy_curves(m: ArrayLike, correct: ArrayLike, total: ArrayLike,
+                        floor: float = 0.0) -> dict[str, CurveFit]:
     """Fit :func:`eq26_accuracy` and :func:`logistic_accuracy` to recall counts.
 
     Parameters

@@ -20,12 +20,18 @@ Chapter 37.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 
 from assocmem._checks import as_int, as_real, holds_bool_or_str
 from assocmem.sdm.trained._common import real_array
 from assocmem.sdm.trained.recall import check_seed
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from collections.abc import Sequence
 
 __all__ = ["weight_contribution", "sphere_distance", "beta_spread", "duplicate_key_read"]
 
@@ -37,7 +43,7 @@ def _arr(x, name: str) -> np.ndarray:
     return a
 
 
-def weight_contribution(weights, value_norms) -> dict:
+def weight_contribution(weights: ArrayLike, value_norms: ArrayLike) -> dict:
     """Attention weight against weight x value norm over many queries (App. A.3, Fig. 8).
 
     Parameters
@@ -86,7 +92,7 @@ def weight_contribution(weights, value_norms) -> dict:
                 entries=int(wf.size))
 
 
-def sphere_distance(norms, dim) -> dict:
+def sphere_distance(norms: ArrayLike, dim: int) -> dict:
     """How far vectors of ``norms`` are from the sphere of radius ``sqrt(dim)`` (LayerNorm's).
 
     Parameters
@@ -126,7 +132,8 @@ def sphere_distance(norms, dim) -> dict:
     return dict(mean=back(mean), sd=back(sd), cv=float(sd / mean), min=back(rho.min()), max=back(rho.max()))
 
 
-def beta_spread(beta, query_norms, key_norms, dim, quantiles=(0.05, 0.5, 0.95)) -> np.ndarray:
+def beta_spread(beta: float, query_norms: ArrayLike, key_norms: ArrayLike, dim: int,
+                quantiles: Sequence[float] = (0.05, 0.5, 0.95)) -> np.ndarray:
     """Quantiles of the effective inverse temperature ``beta |q| |k| / dim`` over all pairs.
 
     Parameters
@@ -213,7 +220,8 @@ def _product_quantiles(b: float, q: np.ndarray, k: np.ndarray, dim: int, qs: np.
     return np.asarray(out, dtype=np.float64)
 
 
-def duplicate_key_read(counts, beta, n: int = 64, seed: int = 0) -> np.ndarray:
+def duplicate_key_read(counts: Sequence[int], beta: float, n: int = 64,
+                       seed: int = 0) -> np.ndarray:
     """One softmax head reading a context in which one key is stored with several values.
 
     The context holds the key ``A`` (a random unit vector in ``R^n``) ``counts[j]`` times with

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special
@@ -27,6 +28,9 @@ from assocmem.sdm._common import _log_bessel_ive, _real_array
 from assocmem.sdm.capacity._common import _LOG2, _check_count, _log_ball_fractions
 from assocmem.sdm.geometry._common import _check_distance, _check_n
 from assocmem.sdm.geometry.intersection import circle_intersection_table
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, Seed
 
 __all__ = [
     "far_pattern_weight",
@@ -60,7 +64,7 @@ def _check_pattern_kind(patterns) -> str:
     return patterns
 
 
-def far_pattern_weight(beta, m, cos=0.0):
+def far_pattern_weight(beta: ArrayLike, m: int, cos: ArrayLike = 0.0) -> float | np.ndarray:
     """Total softmax weight on ``m`` far patterns when the query equals its target.
 
     With unit vectors and weights ``exp(beta cos)``, the target (``cos = 1``) and ``m`` far
@@ -123,7 +127,8 @@ def _log_mean_exp_cos(beta: float, n: int, patterns: str) -> float:
             + float(_log_bessel_ive(nu, beta)))
 
 
-def far_pattern_weight_meanfield(beta, m, n, *, patterns: str = "bipolar") -> float:
+def far_pattern_weight_meanfield(beta: float, m: int, n: int, *,
+                                 patterns: str = "bipolar") -> float:
     """Far weight with the cosine of each far pattern averaged over random patterns.
 
     Random patterns are only approximately orthogonal: their cosine with the query has standard
@@ -191,9 +196,9 @@ def _mean_and_stderr(samples: np.ndarray, return_stderr: bool):
     return mean, err
 
 
-def far_pattern_weight_mc(beta, m, n: int = 64, trials: int = 200, seed=0, *,
+def far_pattern_weight_mc(beta: float, m: int, n: int = 64, trials: int = 200, seed: Seed = 0, *,
                           patterns: str = "bipolar", return_stderr: bool = False,
-                          chunk: int = 64):
+                          chunk: int = 64) -> float | tuple[float, float]:
     """Monte Carlo far weight: softmax over a target and ``m`` random patterns, query = target.
 
     Each trial draws a unit target (also the query) and ``m`` random unit patterns, computes
@@ -256,7 +261,7 @@ def far_pattern_weight_mc(beta, m, n: int = 64, trials: int = 200, seed=0, *,
     return _mean_and_stderr(out, return_stderr)
 
 
-def far_pattern_weight_sdm(n, d, m) -> float:
+def far_pattern_weight_sdm(n: int, d: int, m: int) -> float:
     """SDM far weight (mean field): ``m p / (1 + m p)`` with ``p`` the ball fraction.
 
     SDM weights a pattern ``dv`` bits from the query by ``I(dv, d, n)``, the target by
@@ -296,8 +301,9 @@ def far_pattern_weight_sdm(n, d, m) -> float:
     return float(special.expit(math.log(m) + float(_log_ball_fractions(n)[d])))
 
 
-def far_pattern_weight_sdm_mc(n, d, m, trials: int = 200, seed=0, *,
-                              return_stderr: bool = False, chunk: int = 64):
+def far_pattern_weight_sdm_mc(n: int, d: int, m: int, trials: int = 200, seed: Seed = 0, *,
+                              return_stderr: bool = False, chunk: int = 64) -> float | tuple[float,
+                              float]:
     """Monte Carlo SDM far weight with the exact intersection, query = target.
 
     Each trial draws a binary query (the target) and ``m`` random binary patterns, takes their

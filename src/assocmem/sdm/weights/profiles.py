@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import optimize, special
@@ -30,6 +31,9 @@ from assocmem.sdm.geometry._common import _check_distance, _check_n
 from assocmem.sdm.geometry.beta_fit import fit_beta
 from assocmem.sdm.geometry.intersection import circle_intersection_table
 from assocmem.sdm.geometry.spherical_caps import log_cap_intersection
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
 
 __all__ = [
     "INTERSECTIONS",
@@ -76,7 +80,7 @@ def _check_beta(beta) -> float:
 # ==========================================================================================
 
 
-def cosine_of_distance(dv, n) -> np.ndarray:
+def cosine_of_distance(dv: ArrayLike, n: int) -> np.ndarray:
     """Cosine ``rho = 1 - 2 dv / n`` of the bipolar images of two binary vectors ``dv`` apart.
 
     Parameters
@@ -104,7 +108,8 @@ def cosine_of_distance(dv, n) -> np.ndarray:
     return 1.0 - 2.0 * _distances(n, dv).astype(float) / n
 
 
-def sdm_log_weights(n, d, dvs=None, intersection: str = "binary") -> np.ndarray:
+def sdm_log_weights(n: int, d: int, dvs: ArrayLike | None = None,
+                    intersection: str = "binary") -> np.ndarray:
     """Natural log of SDM's un-normalised read weight at each distance (``-inf`` where it is 0).
 
     Parameters
@@ -151,7 +156,8 @@ def _normalise_logs(logw: np.ndarray) -> np.ndarray:
     return np.exp(logw - special.logsumexp(logw))
 
 
-def sdm_weight_profile(n, d, dvs=None, intersection: str = "binary") -> np.ndarray:
+def sdm_weight_profile(n: int, d: int, dvs: ArrayLike | None = None,
+                       intersection: str = "binary") -> np.ndarray:
     """Normalised SDM read weights with one pattern at each distance in ``dvs``.
 
     ``w(dv) = I(dv, d, n) / sum_{dv' in dvs} I(dv', d, n)`` (binary: the ratio of exact integers,
@@ -194,7 +200,7 @@ def sdm_weight_profile(n, d, dvs=None, intersection: str = "binary") -> np.ndarr
     return np.array([float(Fraction(v, total)) for v in table])
 
 
-def softmax_weight_profile(n, beta, dvs=None) -> np.ndarray:
+def softmax_weight_profile(n: int, beta: float, dvs: ArrayLike | None = None) -> np.ndarray:
     """Normalised softmax weights ``exp(beta rho) / sum exp(beta rho)``, one pattern per distance.
 
     Parameters
@@ -230,7 +236,7 @@ def softmax_weight_profile(n, beta, dvs=None) -> np.ndarray:
 # ==========================================================================================
 
 
-def total_variation(p, q) -> float:
+def total_variation(p: ArrayLike, q: ArrayLike) -> float:
     """Total-variation distance ``(1/2) sum_i |p_i - q_i|`` of two weight vectors.
 
     Parameters
@@ -350,7 +356,8 @@ class WeightComparison:
         return float(np.abs(self.log_ratio()[inside]).max())
 
 
-def compare_weights(n, d, beta="ols", intersection: str = "binary", dvs=None) -> WeightComparison:
+def compare_weights(n: int, d: int, beta: float | str = "ols", intersection: str = "binary",
+                    dvs: ArrayLike | None = None) -> WeightComparison:
     """Normalised SDM weights against softmax weights, one pattern at each distance.
 
     Parameters
@@ -394,7 +401,8 @@ def compare_weights(n, d, beta="ols", intersection: str = "binary", dvs=None) ->
                             softmax=softmax_weight_profile(n, b, dv))
 
 
-def tv_of_beta(n, d, betas, intersection: str = "binary", dvs=None) -> np.ndarray:
+def tv_of_beta(n: int, d: int, betas: ArrayLike, intersection: str = "binary",
+               dvs: ArrayLike | None = None) -> np.ndarray:
     """Total variation between SDM weights and softmax weights for each ``beta`` in ``betas``.
 
     Parameters
@@ -431,7 +439,8 @@ def tv_of_beta(n, d, betas, intersection: str = "binary", dvs=None) -> np.ndarra
     return np.array(out)
 
 
-def tv_optimal_beta(n, d, intersection: str = "binary", dvs=None, bounds=(0.5, 200.0)) -> tuple[float, float]:
+def tv_optimal_beta(n: int, d: int, intersection: str = "binary", dvs: ArrayLike | None = None,
+                    bounds: tuple[float, float] = (0.5, 200.0)) -> tuple[float, float]:
     """The ``beta`` whose softmax is closest to SDM's weights in total variation.
 
     A log-spaced grid of 400 points over ``bounds`` locates the minimum, then a bounded scalar

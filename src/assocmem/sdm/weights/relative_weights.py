@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import integrate, stats
@@ -30,6 +31,9 @@ from assocmem.sdm.geometry._common import _as_int, _check_distance, _check_n
 from assocmem.sdm.geometry.balls import ball_fraction
 from assocmem.sdm.geometry.intersection import circle_intersection_table
 from assocmem.sdm.weights.profiles import _check_beta, _check_intersection, sdm_log_weights
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, Seed
 
 __all__ = [
     "softmax_relative_weights",
@@ -62,7 +66,7 @@ def _check_relative(rel, n: int | None = None) -> np.ndarray:
     return arr
 
 
-def softmax_relative_weights(n, beta) -> np.ndarray:
+def softmax_relative_weights(n: int, beta: float) -> np.ndarray:
     """Softmax weight of a pattern ``dv`` bits from the query, relative to the target (``dv = 0``).
 
     ``exp(beta (rho - 1)) = exp(-2 beta dv / n)`` for ``dv = 0..n``.
@@ -97,7 +101,7 @@ def softmax_relative_weights(n, beta) -> np.ndarray:
     return np.exp(-2.0 * b * np.arange(n + 1) / n)
 
 
-def sdm_relative_weights(n, d, intersection: str = "binary") -> np.ndarray:
+def sdm_relative_weights(n: int, d: int, intersection: str = "binary") -> np.ndarray:
     """SDM weight of a pattern ``dv`` bits from the query, relative to the target (``dv = 0``).
 
     Binary: ``I(dv, d, n) / I(0, d, n)``, a ratio of exact integers rounded once; exactly 0 for
@@ -143,7 +147,7 @@ def _distance_pmf(n: int) -> np.ndarray:
     return stats.binom.pmf(np.arange(n + 1), n, 0.5)
 
 
-def expected_far_weight(rel, m) -> float:
+def expected_far_weight(rel: ArrayLike, m: int) -> float:
     """Exact expected total weight on ``m`` uniformly random binary patterns, query = target.
 
     The target gets relative weight 1 and far pattern ``i``, at distance ``dv_i`` from the query,
@@ -204,7 +208,7 @@ def expected_far_weight(rel, m) -> float:
     return float(val)
 
 
-def far_weight_contributions(rel, m) -> np.ndarray:
+def far_weight_contributions(rel: ArrayLike, m: int) -> np.ndarray:
     """Expected far weight relative to the target, by distance: ``m P(dv) rel[dv]``.
 
     Shows which distances carry the far weight. The sum is ``m E[x]``, the mean total relative
@@ -236,7 +240,7 @@ def far_weight_contributions(rel, m) -> np.ndarray:
     return m * _distance_pmf(x.size - 1) * x
 
 
-def sample_far_distances(n, m, trials, seed=0) -> np.ndarray:
+def sample_far_distances(n: int, m: int, trials: int, seed: Seed = 0) -> np.ndarray:
     """Hamming distances from a query to ``m`` uniformly random binary patterns, per trial.
 
     For a uniformly random pattern the distance to any fixed query is ``Binomial(n, 1/2)``,
@@ -276,7 +280,7 @@ def sample_far_distances(n, m, trials, seed=0) -> np.ndarray:
     return rng.binomial(n, 0.5, size=(trials, m)).astype(np.int64)
 
 
-def far_weight_from_distances(rel, distances) -> np.ndarray:
+def far_weight_from_distances(rel: ArrayLike, distances: ArrayLike) -> np.ndarray:
     """Total far weight ``S / (1 + S)``, ``S = sum_i rel[dv_i]``, for each trial (row).
 
     Parameters
@@ -313,7 +317,7 @@ def far_weight_from_distances(rel, distances) -> np.ndarray:
     return s / (1.0 + s)
 
 
-def prob_sdm_far_weight_zero(n, d, m) -> float:
+def prob_sdm_far_weight_zero(n: int, d: int, m: int) -> float:
     """Probability that binary SDM gives ``m`` random far patterns exactly zero total weight.
 
     Pattern ``i`` gets weight 0 exactly when it lies more than ``2 d`` bits from the query, which
@@ -353,7 +357,7 @@ def prob_sdm_far_weight_zero(n, d, m) -> float:
     return float(math.exp(m * math.log1p(-p)))
 
 
-def expected_target_share(rel, k, m) -> float:
+def expected_target_share(rel: ArrayLike, k: int, m: int) -> float:
     """Expected share of a normalised read that lands on the target when the query is ``k`` bits away.
 
     The query sits ``k`` bits from its target and the other ``m - 1`` stored patterns are
