@@ -340,6 +340,11 @@ NOISE_PRESETS = {
     "recipe": NoiseConfig(sizes=((64, 512),), junk_lengths=(2, 16), seeds=3, contexts_per_key=8, dtype="float64",
                           notes=(_RECIPE_NOTE + "(d, F) = (64, 512) only (source: also (96, 1152) and "
                                  "(128, 2048)), J in {2, 16} (2, 4, 8, 16), 3 seeds (4), float64",)),
+    "recipe_mid": NoiseConfig(sizes=((64, 512),), junk_lengths=(4, 8), seeds=3, contexts_per_key=8,
+                              dtype="float64",
+                              notes=(_RECIPE_NOTE + "(d, F) = (64, 512) only (source: also (96, 1152) and "
+                                     "(128, 2048)), J in {4, 8}: the middle junk lengths of the "
+                                     "recipe preset's grid (which has 2 and 16), 3 seeds (4), float64",)),
     "paper": NoiseConfig(sizes=((64, 512), (96, 1152), (128, 2048))),
 }
 
