@@ -288,8 +288,9 @@ _CPU_NOTE = ("chapter 16's cpu base model (d = 64, three trainings, each with it
 
 LM_BLOCK_PRESETS = {
     "quick": LMBlockConfig(pairs="editing_lm:quick:gd_mse", Fs=(16, 32), draws=("deduplicated",), junk_vocab=4,
-                           junk_length=4, steps=100, batch_size=64, lr=3e-3, hi=256, trainings=1,
-                           notes=("the toy LM of fact_editing's quick preset (d = 32)",)),
+                           junk_length=4, steps=100, batch_size=64, lr=3e-3, hi=256, trainings=3,
+                           notes=("the toy LM of fact_editing's quick preset (d = 32); three attention "
+                                  "trainings, the spread a live rerun is checked against",)),
     "cpu": LMBlockConfig(pairs="editing_lm:cpu:gd_mse", Fs=(32, 64, 128, 256), steps=300, batch_size=256, lr=3e-3,
                          trainings=3, notes=(_CPU_NOTE,)),
     "paper": LMBlockConfig(pairs="results/qwen3_layer14_pairs.npz", Fs=tuple(2 ** k for k in range(6, 14)),
@@ -384,8 +385,9 @@ def recipe_point(config: LMBlockRecipeConfig, point: dict, device) -> dict:
 
 
 LM_BLOCK_RECIPE_PRESETS = {
-    "quick": LMBlockRecipeConfig(block="quick", F=16, m=64, steps=(50, 100), seeds=2,
-                                 notes=("the quick block preset",)),
+    "quick": LMBlockRecipeConfig(block="quick", F=16, m=64, steps=(50, 100), seeds=3,
+                                 notes=("the quick block preset; three attention seeds, the spread a "
+                                        "live rerun is checked against",)),
     "cpu": LMBlockRecipeConfig(block="cpu", F=32, m=2048, steps=(300, 1200), seeds=3,
                                notes=("lm_block_capacity's cpu block and recipe; its training-0 fact set at "
                                       "F = 32, deduplicated; m = 2048, the top of its search",)),
