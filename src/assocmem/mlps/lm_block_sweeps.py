@@ -409,9 +409,13 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config) -> dict:
       step in ``m`` (the config's ``step``) and ``3 d step`` in ``W``; one step of the
       standalone search (1) in ``m_mlp`` and ``3 d`` in ``W_mlp``; one sequence's share
       ``1 / (F C)`` at the smallest ``F`` (``C`` the contexts per key) in ``accuracy`` and
-      ``best_accuracy``; one for a count; one fact's share ``1 / F`` in the near-twin shares;
-      none for ``found``, ``found_mlp`` and ``key_nn_median``. ``d``, ``steps``, ``target``,
-      ``n_pairs`` must be equal.
+      ``best_accuracy``; one for a count; none for ``found`` and ``found_mlp``. ``d``,
+      ``steps``, ``target``, ``n_pairs`` must be equal. The near-twin columns
+      (``key_twin_share``, ``value_twin_share``, ``pair_twin_share``, ``key_nn_median``) are
+      not compared: they are set by the language model's training 0 alone, the same in every
+      stored attention training, so the stored spread says nothing of how a rerun's language
+      model moves them (``lm_dedup``'s rules check them against the spread between language
+      model trainings).
     * ``lm_block_recipe`` (trainings: column ``rep``; points ``steps``): ``1 / (F C)`` in
       ``accuracy``, ``1 / F`` in ``mlp_accuracy``, none in ``noise_max``, ``noise_mean`` and
       ``final_loss``; ``m`` and ``d`` equal.
@@ -455,9 +459,10 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config) -> dict:
                 "found_mlp", *_TWIN_SHARES, "key_nn_median"]
         d, step, F = float(stored["d"].max()), float(config.step), float(stored["F"].min())
         columns = ({"m": step, "W": 3 * d * step, "m_mlp": 1.0, "W_mlp": 3 * d, "found": 0.0,
-                    "found_mlp": 0.0, "key_nn_median": 0.0}
+                    "found_mlp": 0.0}
                    | {c: 1.0 / (F * config.contexts_per_key) for c in ("accuracy", "best_accuracy")}
-                   | {c: 1.0 for c in _BLOCK_COUNTS} | {c: 1.0 / F for c in _TWIN_SHARES})
+                   | {c: 1.0 for c in _BLOCK_COUNTS})
+        ignore += [*_TWIN_SHARES, "key_nn_median"]  # the language model's, not the attention's
     elif sweep == "lm_block_recipe":
         if not isinstance(config, LMBlockRecipeConfig):
             raise TypeError(f"lm_block_recipe needs an LMBlockRecipeConfig; got {type(config).__name__}")
