@@ -10,7 +10,7 @@ SWEEPS = {
     "attention_noise": {
         "module": "assocmem.mlps.transformer_sweeps",
         "description": "attention noise ceiling of a pretrained SSFR attention against junk length J, V_J = J (seed 001, Def. 5.1, Fig. 3a)",
-        "presets": {"quick": 6, "cpu": 24, "recipe": 6, "paper": 48},
+        "presets": {"quick": 6, "cpu": 24, "recipe": 6, "recipe_mid": 6, "paper": 48},
     },
     "capacity": {
         "module": "assocmem.mlps.capacity_sweeps",
@@ -45,12 +45,12 @@ SWEEPS = {
     "lm_block_capacity": {
         "module": "assocmem.mlps.lm_block_sweeps",
         "description": "smallest whitened MLP width at which an untied Transformer block on language-model embeddings (residual, trained V/O) reaches 100 % SSFR training accuracy (seed 001, Fig. 14)",
-        "presets": {"quick": 2, "cpu": 24, "paper": 16},
+        "presets": {"quick": 6, "cpu": 24, "paper": 16},
     },
     "lm_block_recipe": {
         "module": "assocmem.mlps.lm_block_sweeps",
         "description": "training accuracy and attention noise of the untied block on language-model embeddings against the attention's training length (seed 001, Fig. 14)",
-        "presets": {"quick": 4, "cpu": 6},
+        "presets": {"quick": 6, "cpu": 6},
     },
     "lm_capacity": {
         "module": "assocmem.mlps.lm_embedding_sweeps",

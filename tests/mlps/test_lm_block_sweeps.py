@@ -14,7 +14,7 @@ from assocmem.mlps import lm_block_sweeps as B
 from assocmem.mlps.lm_embeddings import EmbeddingPairs, save_pairs
 from assocmem.mlps.transformer import (SSFRTask, SSFRTransformer, TrainConfig, TransformerConfig, build_mlp,
                                        fact_set, identity_map, ssfr_batch, train_attention)
-from assocmem.sweeps import config_to_json, get_sweep, load_results, point_seed
+from assocmem.sweeps import RowsDisagree, check_spread, config_to_json, get_sweep, load_results, point_seed
 
 
 def _pairs_file(tmp_path, n=600, d=16, seed=0):
@@ -179,3 +179,58 @@ def test_committed_recipe_results_match_the_preset():
         row = frame[(frame.rep == p["rep"]) & (frame.steps == p["steps"])]
         assert len(row) == 1 and int(row.seed.iloc[0]) == point_seed(cfg, p)
     assert (frame.mlp_accuracy == 1.0).all() and (frame.noise_max <= 2.0).all()
+
+
+@pytest.mark.parametrize("name, presets", [("lm_block_capacity", B.LM_BLOCK_PRESETS),
+                                           ("lm_block_recipe", B.LM_BLOCK_RECIPE_PRESETS)])
+def test_committed_quick_results_have_three_trainings(name, presets):
+    cfg = presets["quick"]
+    frame = load_results(name, "quick", config=config_to_json(cfg))
+    assert len(frame) == len(get_sweep(name).points(cfg))
+    training = "training" if name == "lm_block_capacity" else "rep"
+    assert frame[training].nunique() == 3
+
+
+@pytest.mark.parametrize("name", ["lm_block_capacity", "lm_block_recipe"])
+def test_agreement_rules_pass_a_stored_training(name):
+    stored = load_results(name, "quick")
+    rules = B.agreement_rules(name, stored, get_sweep(name).config("quick"))
+    t = rules["training"]
+    out = check_spread(stored[stored[t] == 0].drop(columns=t), stored, **rules)
+    assert (out["rows outside"] == 0).all() and set(out.column) == set(rules["columns"])
+
+
+def test_block_rules_resolutions_and_a_moved_width():
+    stored = load_results("lm_block_capacity", "quick")
+    cfg = B.LM_BLOCK_PRESETS["quick"]
+    rules = B.agreement_rules("lm_block_capacity", stored, cfg)
+    q, F, d = rules["columns"], stored.F.min(), stored.d.max()
+    assert q["m"] == cfg.step and q["W"] == 3 * d * cfg.step and q["m_mlp"] == 1.0
+    assert q["accuracy"] == pytest.approx(1 / (F * cfg.contexts_per_key))
+    assert {"key_nn_median", "key_twin_share"} <= set(rules["ignore"])  # the LM's, not compared
+    live = stored[stored.training == 0].drop(columns="training").reset_index(drop=True)
+    live.loc[0, "m"] += 100 * cfg.step
+    with pytest.raises(RowsDisagree, match="m"):
+        check_spread(live, stored, **rules)
+
+
+def test_recipe_rules_fail_a_moved_noise():
+    stored = load_results("lm_block_recipe", "quick")
+    rules = B.agreement_rules("lm_block_recipe", stored, B.LM_BLOCK_RECIPE_PRESETS["quick"])
+    assert rules["training"] == "rep" and rules["keys"] == ["steps"]
+    live = stored[stored.rep == 0].drop(columns="rep")
+    with pytest.raises(RowsDisagree, match="noise_max"):
+        check_spread(live.assign(noise_max=live.noise_max + 1.0), stored, **rules)
+
+
+def test_agreement_rules_refuse_bad_input():
+    stored = load_results("lm_block_recipe", "quick")
+    cfg = B.LM_BLOCK_RECIPE_PRESETS["quick"]
+    with pytest.raises(ValueError, match="sweep must be"):
+        B.agreement_rules("lm_block", stored, cfg)
+    with pytest.raises(TypeError, match="LMBlockConfig"):
+        B.agreement_rules("lm_block_capacity", stored, cfg)
+    with pytest.raises(TypeError, match="DataFrame"):
+        B.agreement_rules("lm_block_recipe", stored.to_dict("records"), cfg)
+    with pytest.raises(ValueError, match="lack"):
+        B.agreement_rules("lm_block_recipe", stored.drop(columns="noise_max"), cfg)

@@ -13,7 +13,7 @@ import torch
 from assocmem.mlps import lm_dedup_sweeps as D
 from assocmem.mlps import lm_embedding_sweeps as S
 from assocmem.mlps.lm_embeddings import EmbeddingPairs, save_pairs
-from assocmem.sweeps import config_to_json, get_sweep, load_results, point_seed
+from assocmem.sweeps import RowsDisagree, check_spread, config_to_json, get_sweep, load_results, point_seed
 
 
 def _twinned_pairs(path, n=400, d=16, twins=100, seed=0):
@@ -101,3 +101,33 @@ def test_committed_cpu_results_match_the_preset():
         assert bool(row.searched.iloc[0]) == (p["draw"] in cfg.search_draws)
     dedup = frame[frame.draw == "deduplicated"]
     assert np.all(dedup.key_twin_share == 0.0) and np.all(dedup.value_twin_share == 0.0)
+
+
+def test_committed_quick_results_match_the_preset():
+    cfg = D.LM_DEDUP_PRESETS["quick"]
+    frame = load_results("lm_dedup", "quick", config=config_to_json(cfg))
+    assert cfg.trainings >= 3 and len(frame) == len(D.dedup_points(cfg))
+    assert set(frame.training) == set(range(cfg.trainings))
+
+
+def test_agreement_rules_pass_a_stored_training_and_fail_a_moved_one():
+    stored = load_results("lm_dedup", "quick")
+    rules = D.agreement_rules(stored)
+    assert rules["keys"] == ["draw", "F", "rep"] and {"searched", "max_cosine"} <= set(rules["exact"])
+    assert rules["columns"]["key_twin_share"] == pytest.approx(1 / stored.F.min())
+    assert rules["columns"]["m"] == 1.0  # lm_capacity's search step
+    live = stored[stored.training == 0].drop(columns="training").reset_index(drop=True)
+    out = check_spread(live, stored, **rules)
+    assert (out["rows outside"] == 0).all() and set(out.column) == set(rules["columns"])
+    with pytest.raises(RowsDisagree, match="key_nn_median"):
+        check_spread(live.assign(key_nn_median=live.key_nn_median - 0.5), stored, **rules)
+    with pytest.raises(RowsDisagree, match="searched"):
+        check_spread(live.assign(searched=~live.searched.astype(bool)), stored, **rules)
+
+
+def test_agreement_rules_refuse_bad_input():
+    stored = load_results("lm_dedup", "quick")
+    with pytest.raises(ValueError, match="key_twin_share"):
+        D.agreement_rules(stored.drop(columns="key_twin_share"))
+    with pytest.raises(TypeError, match="DataFrame"):
+        D.agreement_rules(stored.to_dict("records"))

@@ -8,7 +8,7 @@ import torch
 
 from assocmem.mlps import transformer as T
 from assocmem.mlps import transformer_capacity_sweeps as S
-from assocmem.mlps.transformer_sweeps import _model_config, _train_config, capacity_setup
+from assocmem.mlps.transformer_setup import capacity_setup, model_config, train_config
 from assocmem.sweeps import get_sweep, sweep_names
 
 TINY_FACTS = dataclasses.replace(S.FACTS_PRESETS["quick"], widths=(("whitened", 32),), seeds=1, f_hi=24)
@@ -128,7 +128,7 @@ def _setup():
 
 def test_variant_flags():
     cfg, setup, mlp = _setup()
-    mcfg, tcfg = _model_config(cfg, cfg.d, "cpu"), _train_config(cfg, setup["seed_train"])
+    mcfg, tcfg = model_config(cfg, cfg.d, "cpu"), train_config(cfg, setup["seed_train"])
     for name, (residual, value, output) in S.VARIANTS.items():
         model = S.variant_model(setup["task"], setup["embedding"], mlp, name, mcfg, tcfg)
         assert model.config.attention_residual is residual
@@ -140,7 +140,7 @@ def test_variant_flags():
 
 def test_source_variant_is_inserted_mlp(one_thread):
     cfg, setup, mlp = _setup()
-    mcfg, tcfg = _model_config(cfg, cfg.d, "cpu"), _train_config(cfg, setup["seed_train"])
+    mcfg, tcfg = model_config(cfg, cfg.d, "cpu"), train_config(cfg, setup["seed_train"])
     ours = S.variant_model(setup["task"], setup["embedding"], mlp, "source", mcfg, tcfg)
     T.train_attention(ours, setup["task"], setup["map_a"], tcfg)
     ref = T.inserted_mlp(setup["task"], setup["embedding"], mlp, setup["map_a"], mcfg, tcfg)
@@ -152,7 +152,7 @@ def test_value_and_output_train_alike(one_thread):
     """At the query position W_V and W_O enter only as the product W_O W_V (both start at I), so
     training one or the other gives the same map: the two counterfactuals are one."""
     cfg, setup, mlp = _setup()
-    mcfg, tcfg = _model_config(cfg, cfg.d, "cpu"), _train_config(cfg, setup["seed_train"])
+    mcfg, tcfg = model_config(cfg, cfg.d, "cpu"), train_config(cfg, setup["seed_train"])
     maps = []
     for name in ("value", "output"):
         model = S.variant_model(setup["task"], setup["embedding"], mlp, name, mcfg, tcfg)

@@ -14,7 +14,8 @@ from assocmem.sweeps import RowsDisagree, check_spread, get_sweep, load_results
 
 
 def test_the_sweeps_the_rules_know():
-    assert RERUN_SWEEPS == ("transformer_usability", "attention_noise", "transformer_capacity")
+    assert RERUN_SWEEPS == ("transformer_usability", "attention_noise", "transformer_capacity",
+                            "transformer_facts", "transformer_architecture")
 
 
 def test_an_unknown_sweep_is_refused():
@@ -127,3 +128,67 @@ def test_the_rules_refuse_rows_without_the_sweeps_columns(name):
     stored = load_results(name, "quick")
     with pytest.raises(ValueError, match="lack the column"):
         agreement_rules(name, stored.drop(columns="noise_ceiling"))
+
+
+# --------------------------------------------------------------------------------------------
+# transformer_facts and transformer_architecture (chapter 15)
+
+
+def _rules(name):
+    stored = load_results(name, "quick")
+    config = get_sweep(name).config("quick")
+    return stored, agreement_rules(name, stored, config=config), config
+
+
+@pytest.mark.parametrize("name", ["transformer_facts", "transformer_architecture"])
+def test_capacity_protocol_rules_pass_the_stored_first_training(name):
+    stored, rules, config = _rules(name)
+    assert rules["training"] == "rep" and "rep" not in rules["keys"]
+    summary = check_spread(stored[stored.rep == 0].drop(columns="rep"), stored, **rules)
+    assert (summary["rows outside"] == 0).all()
+    assert (summary["trainings"] == config.seeds).all()
+    assert set(summary.column) == set(rules["columns"])
+
+
+def test_facts_rules_resolutions_and_ignored_columns():
+    stored, rules, config = _rules("transformer_facts")
+    q = rules["columns"]
+    assert q["F_adaptive"] == q["F_train"] == config.f_step
+    assert q["censored_adaptive"] == q["censored_train"] == 0.0
+    assert q["n_trained"] == q["violations_train"] == 1.0
+    assert {"ratio", "evaluated", "seed"} <= set(rules["ignore"])
+    assert rules["keys"] == ["method", "d", "m"]
+
+
+def test_facts_rules_fail_a_largest_count_moved_far():
+    stored, rules, config = _rules("transformer_facts")
+    live = stored[stored.rep == 0].drop(columns="rep").reset_index(drop=True)
+    live.loc[0, "F_train"] += 100 * config.f_step
+    with pytest.raises(RowsDisagree, match="F_train"):
+        check_spread(live, stored, **rules)
+
+
+def test_architecture_rules_resolutions():
+    stored, rules, config = _rules("transformer_architecture")
+    q, F = rules["columns"], int(stored.F.min())
+    assert q["train_accuracy"] == pytest.approx(1 / (F * config.contexts_per_key))
+    assert q["mlp_accuracy"] == pytest.approx(1 / F) and q["vo_drift"] == 0.0
+    assert "variant" in rules["keys"] and "residual" in rules["exact"]
+
+
+def test_architecture_rules_fail_an_accuracy_moved_and_a_changed_switch():
+    stored, rules, _ = _rules("transformer_architecture")
+    rep0 = stored[stored.rep == 0].drop(columns="rep").reset_index(drop=True)
+    with pytest.raises(RowsDisagree, match="adaptive_accuracy"):
+        check_spread(rep0.assign(adaptive_accuracy=rep0.adaptive_accuracy + 10), stored, **rules)
+    with pytest.raises(RowsDisagree, match="value_trainable"):
+        check_spread(rep0.assign(value_trainable=~rep0.value_trainable.astype(bool)), stored, **rules)
+
+
+@pytest.mark.parametrize("name", ["transformer_facts", "transformer_architecture"])
+def test_capacity_protocol_rules_need_their_config_and_columns(name):
+    stored, _, config = _rules(name)
+    with pytest.raises(TypeError, match="needs its config"):
+        agreement_rules(name, stored)
+    with pytest.raises(ValueError, match="lack the column"):
+        agreement_rules(name, stored.drop(columns="rep"), config=config)

@@ -14,6 +14,7 @@ from assocmem.mlps.facts import make_fact_set
 from assocmem.mlps.margins.decoding import output_margins
 from assocmem.mlps.mlp import exact_k2_memory
 from assocmem.mlps import transformer_sweeps as S
+from assocmem.mlps.transformer_setup import stream_seeds
 from assocmem.sweeps import check_spread, config_to_json, get_sweep, load_results, point_seed, sweep_names
 
 CPU = torch.device("cpu")
@@ -267,8 +268,7 @@ def test_usable_keys_are_judged_on_held_out_contexts(one_thread, monkeypatch):
     monkeypatch.setattr(T, "ssfr_correct", lambda *a: seen["correct"].append(a[4]) or real_correct(*a))
     u = dataclasses.replace(S.USABILITY_PRESETS["quick"], widths=(4,), steps=5)
     S.usability_point(u, S.usability_points(u)[0], CPU)
-    streams = S._streams(point_seed(u, S.usability_points(u)[0]), 7)
-    assert S._streams(point_seed(u, S.usability_points(u)[0]), 6) == streams[:6]
+    streams = stream_seeds(point_seed(u, S.usability_points(u)[0]), 7)
     scored, held = streams[4], streams[6]
     assert seen["correct"] == [scored] and seen["noise"] == [held, scored]  # eps from held; losses from scored
 
@@ -306,16 +306,6 @@ def test_usable_keys_refuses_an_mlp_on_another_device():
     mlp = torch.nn.Linear(4, 4, dtype=torch.float64).to("meta")
     with pytest.raises(ValueError, match="the MLP's weights are on meta but the facts are on cpu"):
         S.usable_keys(mlp, facts, torch.zeros(6, dtype=torch.float64), 2, 0)
-
-
-def test_capacity_setup_is_deterministic_and_shares_the_embeddings():
-    cfg = S.TRANSFORMER_CAPACITY_PRESETS["quick"]
-    point = S.transformer_capacity_points(cfg)[0]
-    a, b = S.capacity_setup(cfg, point), S.capacity_setup(cfg, point)
-    assert torch.equal(a["embedding"], b["embedding"]) and torch.equal(a["map_a"], b["map_a"])
-    assert torch.equal(a["facts_a"].keys, a["facts_b"].keys)  # same fact-token rows, two permutations
-    assert not torch.equal(a["map_a"], a["map_b"])
-    assert a["task"].num_facts == point["F"] and a["embedding"].shape == (a["task"].vocab_size, point["d"])
 
 
 # --------------------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import torch
 from torch.nn import functional as Fn
 
@@ -76,7 +77,7 @@ from assocmem.sweeps.search import smallest_width
 
 __all__ = ["UntiedSSFRTransformer", "LMBlockConfig", "LM_BLOCK_PRESETS", "BLOCK_DRAWS", "block_setup",
            "block_points", "block_point", "LMBlockRecipeConfig", "LM_BLOCK_RECIPE_PRESETS", "recipe_points",
-           "recipe_point"]
+           "recipe_point", "agreement_rules"]
 
 #: Draws of ``lm_block_capacity``: the source's uniform draw and the deduplicated one.
 BLOCK_DRAWS = ("uniform", "deduplicated")
@@ -288,8 +289,9 @@ _CPU_NOTE = ("chapter 16's cpu base model (d = 64, three trainings, each with it
 
 LM_BLOCK_PRESETS = {
     "quick": LMBlockConfig(pairs="editing_lm:quick:gd_mse", Fs=(16, 32), draws=("deduplicated",), junk_vocab=4,
-                           junk_length=4, steps=100, batch_size=64, lr=3e-3, hi=256, trainings=1,
-                           notes=("the toy LM of fact_editing's quick preset (d = 32)",)),
+                           junk_length=4, steps=100, batch_size=64, lr=3e-3, hi=256, trainings=3,
+                           notes=("the toy LM of fact_editing's quick preset (d = 32); three attention "
+                                  "trainings, the spread a live rerun is checked against",)),
     "cpu": LMBlockConfig(pairs="editing_lm:cpu:gd_mse", Fs=(32, 64, 128, 256), steps=300, batch_size=256, lr=3e-3,
                          trainings=3, notes=(_CPU_NOTE,)),
     "paper": LMBlockConfig(pairs="results/qwen3_layer14_pairs.npz", Fs=tuple(2 ** k for k in range(6, 14)),
@@ -384,12 +386,98 @@ def recipe_point(config: LMBlockRecipeConfig, point: dict, device) -> dict:
 
 
 LM_BLOCK_RECIPE_PRESETS = {
-    "quick": LMBlockRecipeConfig(block="quick", F=16, m=64, steps=(50, 100), seeds=2,
-                                 notes=("the quick block preset",)),
+    "quick": LMBlockRecipeConfig(block="quick", F=16, m=64, steps=(50, 100), seeds=3,
+                                 notes=("the quick block preset; three attention seeds, the spread a "
+                                        "live rerun is checked against",)),
     "cpu": LMBlockRecipeConfig(block="cpu", F=32, m=2048, steps=(300, 1200), seeds=3,
                                notes=("lm_block_capacity's cpu block and recipe; its training-0 fact set at "
                                       "F = 32, deduplicated; m = 2048, the top of its search",)),
 }
+
+_BLOCK_COUNTS = ("n_trained", "violations")
+_TWIN_SHARES = ("key_twin_share", "value_twin_share", "pair_twin_share")
+
+
+def agreement_rules(sweep: str, stored: pd.DataFrame, config) -> dict:
+    """The rules by which a live run of ``lm_block_capacity`` or ``lm_block_recipe`` must agree.
+
+    Every row comes out of an attention training, a sample: a live row is checked against the
+    spread of the stored trainings of its point with :func:`assocmem.sweeps.check_spread`, never
+    against one training's digits. Resolutions (added to each interval's half-width):
+
+    * ``lm_block_capacity`` (trainings: column ``training``; points ``draw, F``): one search
+      step in ``m`` (the config's ``step``) and ``3 d step`` in ``W``; one step of the
+      standalone search (1) in ``m_mlp`` and ``3 d`` in ``W_mlp``; one sequence's share
+      ``1 / (F C)`` at the smallest ``F`` (``C`` the contexts per key) in ``accuracy`` and
+      ``best_accuracy``; one for a count; none for ``found`` and ``found_mlp``. ``d``,
+      ``steps``, ``target``, ``n_pairs`` must be equal. The near-twin columns
+      (``key_twin_share``, ``value_twin_share``, ``pair_twin_share``, ``key_nn_median``) are
+      not compared: they are set by the language model's training 0 alone, the same in every
+      stored attention training, so the stored spread says nothing of how a rerun's language
+      model moves them (``lm_dedup``'s rules check them against the spread between language
+      model trainings).
+    * ``lm_block_recipe`` (trainings: column ``rep``; points ``steps``): ``1 / (F C)`` in
+      ``accuracy``, ``1 / F`` in ``mlp_accuracy``, none in ``noise_max``, ``noise_mean`` and
+      ``final_loss``; ``m`` and ``d`` equal.
+
+    ``seed`` (a training's own) and ``wall_time_s`` are not compared.
+
+    Parameters
+    ----------
+    sweep : {"lm_block_capacity", "lm_block_recipe"}
+    stored : pandas.DataFrame
+        The stored rows of that sweep.
+    config : LMBlockConfig or LMBlockRecipeConfig
+        The stored preset's config (the search step, ``F`` and the contexts per key are read
+        from it).
+
+    Returns
+    -------
+    dict
+        Keyword arguments ``keys``, ``columns``, ``exact``, ``ignore`` and ``training`` for
+        :func:`assocmem.sweeps.check_spread` (and :func:`~assocmem.sweeps.leave_one_training_out`).
+
+    Raises
+    ------
+    ValueError
+        An unknown sweep, or stored rows without the sweep's columns.
+    TypeError
+        ``stored`` not a DataFrame, or a config of the wrong type.
+
+    References
+    ----------
+    Seed 001, App. A.5.3 (Fig. 14).
+    """
+    if not isinstance(stored, pd.DataFrame):
+        raise TypeError(f"stored must be a pandas DataFrame, got {type(stored).__name__}")
+    ignore = ["seed", "wall_time_s"]
+    if sweep == "lm_block_capacity":
+        if not isinstance(config, LMBlockConfig):
+            raise TypeError(f"lm_block_capacity needs an LMBlockConfig; got {type(config).__name__}")
+        keys, exact, training = ["draw", "F"], ["d", "steps", "target", "n_pairs"], "training"
+        need = ["m", "W", "found", "accuracy", "best_accuracy", *_BLOCK_COUNTS, "m_mlp", "W_mlp",
+                "found_mlp", *_TWIN_SHARES, "key_nn_median"]
+        d, step, F = float(stored["d"].max()), float(config.step), float(stored["F"].min())
+        columns = ({"m": step, "W": 3 * d * step, "m_mlp": 1.0, "W_mlp": 3 * d, "found": 0.0,
+                    "found_mlp": 0.0}
+                   | {c: 1.0 / (F * config.contexts_per_key) for c in ("accuracy", "best_accuracy")}
+                   | {c: 1.0 for c in _BLOCK_COUNTS})
+        ignore += [*_TWIN_SHARES, "key_nn_median"]  # the language model's, not the attention's
+    elif sweep == "lm_block_recipe":
+        if not isinstance(config, LMBlockRecipeConfig):
+            raise TypeError(f"lm_block_recipe needs an LMBlockRecipeConfig; got {type(config).__name__}")
+        keys, exact, training = ["steps"], ["m", "d"], "rep"
+        need = ["accuracy", "mlp_accuracy", "noise_max", "noise_mean", "final_loss"]
+        C = LM_BLOCK_PRESETS[config.block].contexts_per_key
+        columns = {"accuracy": 1.0 / (config.F * C), "mlp_accuracy": 1.0 / config.F, "noise_max": 0.0,
+                   "noise_mean": 0.0, "final_loss": 0.0}
+    else:
+        raise ValueError(f"sweep must be 'lm_block_capacity' or 'lm_block_recipe'; got {sweep!r}")
+    missing = sorted({*keys, *exact, training, *need} - set(stored.columns))
+    if missing:
+        raise ValueError(f"stored {sweep} rows lack the column(s) {missing}")
+    return {"keys": keys, "columns": columns, "exact": exact, "ignore": ignore, "training": training}
+
 
 register_sweep(
     "lm_block_capacity",

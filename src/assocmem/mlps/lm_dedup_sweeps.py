@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pandas as pd
+
 from assocmem._checks import as_int, as_real, positive_int, seed_int
 # module imports, not names: this module may be imported while lm_embedding_sweeps or
 # capacity_sweeps is still initialising (the registry imports every sweep module)
@@ -51,10 +53,12 @@ from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 
 __all__ = ["DEDUP_DRAWS", "LMDedupConfig", "LM_DEDUP_PRESETS", "near_twin_stats", "dedup_points",
-           "dedup_point", "draw_limit"]
+           "dedup_point", "draw_limit", "agreement_rules"]
 
 #: The draws of ``lm_dedup``: the two of ``lm_capacity`` and the deduplicated one.
 DEDUP_DRAWS = ("uniform", "separated", "deduplicated")
+#: near_twin_stats' fractions (of keys, values, facts): one fact's share is their resolution
+_TWIN_SHARES = ("key_twin_share", "value_twin_share", "pair_twin_share")
 _SEARCH_KEYS = ("m", "W", "found", "accuracy", "best_accuracy", "n_evaluations",
                 "monotone_violations", "violation_widths", "restarts")
 
@@ -174,6 +178,54 @@ def dedup_point(config: LMDedupConfig, point: dict, device) -> dict:
     row.update(method="whitened", geometry="lm", d=d, target=float(config.target),
                max_cosine=float("nan") if limit is None else limit, n_pairs=len(pairs))
     return row
+
+
+def agreement_rules(stored) -> dict:
+    """The rules by which a live run of ``lm_dedup`` must agree with its stored rows.
+
+    The pairs come from a trained language model, a sample: a live row is checked against the
+    spread of the stored trainings (column ``training``) of its point with
+    :func:`assocmem.sweeps.check_spread`, never against one training's digits. The capacity
+    search's columns follow ``lm_capacity``'s rules
+    (:func:`assocmem.mlps.lm_embedding_sweeps.agreement_rules`: one search step, one fact's share
+    at the smallest ``F``, one evaluation; ``found`` with none); the near-twin shares have one
+    fact's share at the smallest ``F`` as resolution and ``key_nn_median`` none; ``searched``
+    and ``max_cosine`` (the draw's settings) must be equal too. Rows are matched on
+    ``draw, F, rep``; the search columns of a draw that is not searched are empty in every
+    training and pass as such.
+
+    Parameters
+    ----------
+    stored : pandas.DataFrame
+        The stored ``lm_dedup`` rows, with a ``training`` column.
+
+    Returns
+    -------
+    dict
+        Keyword arguments ``keys``, ``columns``, ``exact``, ``ignore`` for
+        :func:`assocmem.sweeps.check_spread`.
+
+    Raises
+    ------
+    ValueError
+        A frame without the sweep's columns.
+    TypeError
+        ``stored`` not a DataFrame.
+
+    References
+    ----------
+    Seed 001, App. A.5.3 (Fig. 13).
+    """
+    if not isinstance(stored, pd.DataFrame):
+        raise TypeError(f"stored must be a pandas DataFrame, got {type(stored).__name__}")
+    missing = {*_TWIN_SHARES, "key_nn_median", "searched", "max_cosine"} - set(stored.columns)
+    if missing:
+        raise ValueError(f"stored lm_dedup rows lack {sorted(missing)}")
+    rules = LS.agreement_rules("lm_capacity", stored)
+    share = 1.0 / float(stored["F"].min())
+    rules["columns"] |= {c: share for c in _TWIN_SHARES} | {"key_nn_median": 0.0}
+    rules["exact"] = [*rules["exact"], "searched", "max_cosine"]
+    return rules
 
 
 _NOTE = ("lm_capacity's cpu grid and seeds on chapter 16's cpu base model (d = 64, three trainings); "

@@ -37,13 +37,8 @@ from dataclasses import dataclass, field
 import torch
 
 from assocmem._checks import as_int, as_real, positive_int
-from assocmem.mlps.transformer_sweeps import (
-    CAPACITY_METHODS,
-    _check_common,
-    _model_config,
-    _train_config,
-    capacity_setup,
-)
+from assocmem.mlps import transformer_setup as TSU
+from assocmem.mlps.transformer_sweeps import CAPACITY_METHODS
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import smallest_width
 
@@ -221,7 +216,7 @@ class FactsConfig:
                                  f"f_lo={self.f_lo}, f_step={self.f_step}")
         as_int(self.verify, "verify", minimum=0)
         as_real(self.train_target, "train_target", minimum=0.0, maximum=1.0, strict_min=True)
-        _check_common(self)
+        TSU.check_training_fields(self)
 
 
 @dataclass(frozen=True)
@@ -265,7 +260,7 @@ class ArchitectureConfig:
         positive_int("seeds", self.seeds)
         positive_int("gd_epochs", self.gd_epochs)
         as_real(self.gd_lr, "gd_lr", minimum=0.0, strict_min=True)
-        _check_common(self)
+        TSU.check_training_fields(self)
 
 
 _CPU_NOTE = "reduced from the source's grid to fit a few minutes of one CPU core: "
@@ -325,8 +320,8 @@ def _block_accuracies(config, method: str, setup: dict, m: int, device) -> tuple
     kw = {"epochs": config.gd_epochs, "lr": config.gd_lr} if gd else {}
     task, emb = setup["task"], setup["embedding"]
     mlp_a = T.build_mlp(method, setup["facts_a"], m, setup["seed_mlp_a"], **kw)
-    model = T.inserted_mlp(task, emb, mlp_a, setup["map_a"], _model_config(config, emb.shape[1], device),
-                           _train_config(config, setup["seed_train"]))
+    model = T.inserted_mlp(task, emb, mlp_a, setup["map_a"], TSU.model_config(config, emb.shape[1], device),
+                           TSU.train_config(config, setup["seed_train"]))
     train = T.ssfr_accuracy(model, task, setup["map_a"], config.contexts_per_key, setup["seed_eval"])
     mlp_b = T.build_mlp(method, setup["facts_b"], m, setup["seed_mlp_b"], **kw)
     adaptive = T.fact_adaptive_accuracy(model, mlp_b, setup["map_b"], config.contexts_per_key,
@@ -338,7 +333,7 @@ def facts_point(config: FactsConfig, point: dict, device) -> dict:
     """Both largest-``F`` searches at one ``(method, m)``, sharing every trained block.
 
     Each ``F`` tried draws its task, embeddings, fact sets, MLPs and attention from the seed of
-    the point with ``F`` added (:func:`~assocmem.mlps.transformer_sweeps.capacity_setup`).
+    the point with ``F`` added (:func:`~assocmem.mlps.transformer_setup.capacity_setup`).
 
     Returns
     -------
@@ -357,7 +352,7 @@ def facts_point(config: FactsConfig, point: dict, device) -> dict:
 
     def evaluate(k: int) -> tuple[float, float]:
         if k not in cache:
-            setup = capacity_setup(config, {**point, "F": k * step})
+            setup = TSU.capacity_setup(config, {**point, "F": k * step})
             cache[k] = _block_accuracies(config, method, setup, m, device)
         return cache[k]
 
@@ -457,13 +452,13 @@ def architecture_point(config: ArchitectureConfig, point: dict, device) -> dict:
 
     method, m, variant = point["method"], point["m"], point["variant"]
     base = {k: v for k, v in point.items() if k != "variant"}
-    setup = capacity_setup(config, base)
+    setup = TSU.capacity_setup(config, base)
     task, emb = setup["task"], setup["embedding"]
     gd = method.startswith("gd")
     kw = {"epochs": config.gd_epochs, "lr": config.gd_lr} if gd else {}
     mlp_a = T.build_mlp(method, setup["facts_a"], m, setup["seed_mlp_a"], **kw)
-    tcfg = _train_config(config, setup["seed_train"])
-    model = variant_model(task, emb, mlp_a, variant, _model_config(config, int(point["d"]), device), tcfg)
+    tcfg = TSU.train_config(config, setup["seed_train"])
+    model = variant_model(task, emb, mlp_a, variant, TSU.model_config(config, int(point["d"]), device), tcfg)
     T.train_attention(model, task, setup["map_a"], tcfg)
     C, s_eval = config.contexts_per_key, setup["seed_eval"]
     mlp_b = T.build_mlp(method, setup["facts_b"], m, setup["seed_mlp_b"], **kw)

@@ -1,7 +1,8 @@
 """How a rerun of the SSFR Transformer sweeps is checked against their stored trainings (chapters 14-15).
 
 Every result of ``transformer_usability``, ``attention_noise`` and ``transformer_capacity``
-(:mod:`assocmem.mlps.transformer_sweeps`) comes out of training: the attention is trained by
+(:mod:`assocmem.mlps.transformer_sweeps`), ``transformer_facts`` and ``transformer_architecture``
+(:mod:`assocmem.mlps.transformer_capacity_sweeps`) comes out of training: the attention is trained by
 AdamW, the GD MLPs by Adam. A training is a sample. On another CPU (another SIMD width, another
 BLAS code path) or another thread count it sums in another order and ends elsewhere, so a rerun
 is checked against the spread between the stored trainings of its point (the repetitions
@@ -22,12 +23,14 @@ from __future__ import annotations
 
 import pandas as pd
 
+from assocmem.mlps.transformer_capacity_sweeps import ArchitectureConfig, FactsConfig
 from assocmem.mlps.transformer_sweeps import TransformerCapacityConfig
 
 __all__ = ["RERUN_SWEEPS", "agreement_rules"]
 
 #: The sweeps :func:`agreement_rules` knows.
-RERUN_SWEEPS = ("transformer_usability", "attention_noise", "transformer_capacity")
+RERUN_SWEEPS = ("transformer_usability", "attention_noise", "transformer_capacity", "transformer_facts",
+                "transformer_architecture")
 
 _USABILITY_KEY_SHARES = ("mlp_accuracy", "key_accuracy", "usable_fraction", "key_agreement",
                          "baseline_key_agreement")
@@ -42,6 +45,9 @@ _NOISE_CONTINUOUS = ("noise_ceiling", "noise_mean", "noise_q50", "noise_q90", "n
 _CAPACITY_SEARCH = ("m_adaptive", "W_adaptive", "found_adaptive", "n_adaptive", "violations_adaptive",
                     "m_train", "W_train", "found_train", "n_train", "violations_train", "n_trained")
 _CAPACITY_SHARES = ("train_accuracy_at_adaptive", "adaptive_accuracy_at_train", "best_adaptive", "best_train")
+_FACTS_COUNTS = ("n_adaptive", "violations_adaptive", "n_train", "violations_train", "n_trained")
+_ARCH_CONTEXT_SHARES = ("train_accuracy", "adaptive_accuracy", "unswapped_accuracy")
+_ARCH_SETTINGS = ("residual", "value_trainable", "output_trainable", "W", "J", "V_J", "steps", "epochs")
 
 
 def _need(stored: pd.DataFrame, columns) -> None:
@@ -58,18 +64,25 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config=None) -> dict:
     ``1 / (F C)`` (``C`` the contexts per key) for an accuracy over contexts (also the
     injected-noise ``acc_inj_*`` columns; ``usable_inj_*`` are per-key fractions), one for a count,
     and for a capacity search one search step in ``m`` (the config's ``step``), ``3 d step`` in
-    ``W`` and one evaluation. Margins and
+    ``W`` and one evaluation. ``transformer_facts``'s largest-``F`` searches: one step
+    ``f_step`` in ``F_adaptive`` and ``F_train``, one for a count, none for ``censored_*``; its
+    ``ratio`` (``F_train / F_adaptive``, whose parts are checked) and ``evaluated`` (text) are
+    not compared. ``transformer_architecture``: one context's share for its three accuracies
+    over contexts (``1 / (F C)``), one key's share for ``mlp_accuracy``, ``vo_drift`` continuous. Margins and
     noises are continuous (resolution 0). Settings (``W``, ``V_J``, ``contexts``, ``J``,
-    ``steps``, ``epochs``) must be equal; ``seed`` (each repetition's own) and ``wall_time_s``
-    are not compared.
+    ``steps``, ``epochs``, and the architecture variant's three switches) must be equal;
+    ``seed`` (each repetition's own) and ``wall_time_s`` are not compared.
 
     Parameters
     ----------
-    sweep : {"transformer_usability", "attention_noise", "transformer_capacity"}
+    sweep : {"transformer_usability", "attention_noise", "transformer_capacity", \
+"transformer_facts", "transformer_architecture"}
     stored : pandas.DataFrame
         The stored rows of that sweep, with the repetition column ``rep``.
-    config : TransformerCapacityConfig, optional
-        The stored preset's config; needed for ``transformer_capacity`` only.
+    config : TransformerCapacityConfig, FactsConfig or ArchitectureConfig, optional
+        The stored preset's config; needed for ``transformer_capacity``, ``transformer_facts``
+        and ``transformer_architecture`` (the search step and the contexts per key are not
+        columns).
 
     Returns
     -------
@@ -83,11 +96,12 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config=None) -> dict:
     ValueError
         An unknown sweep, or stored rows without the sweep's columns.
     TypeError
-        ``stored`` not a DataFrame; ``transformer_capacity`` without its config.
+        ``stored`` not a DataFrame; ``transformer_capacity``, ``transformer_facts`` or
+        ``transformer_architecture`` without its config.
 
     References
     ----------
-    Seed 001, Sec. 3.2, 5.1, App. A.4.1, A.4.3, A.4.4.
+    Seed 001, Sec. 3.2, 5.1, App. A.4.1, A.4.3, A.4.4, A.5.1.
     """
     if not isinstance(stored, pd.DataFrame):
         raise TypeError(f"stored must be a pandas DataFrame, got {type(stored).__name__}")
@@ -123,6 +137,26 @@ def agreement_rules(sweep: str, stored: pd.DataFrame, config=None) -> dict:
                                                         "W_adaptive": 3 * d * step, "W_train": 3 * d * step,
                                                         "found_adaptive": 0.0, "found_train": 0.0}
                    | {c: share for c in _CAPACITY_SHARES})
+    elif sweep == "transformer_facts":
+        keys, exact = ["method", "d", "m"], ["W", "J", "V_J", "steps", "epochs"]
+        searched = ("F_adaptive", "F_train", "censored_adaptive", "censored_train")
+        _need(stored, [*keys, *exact, "rep", *searched, *_FACTS_COUNTS, "ratio", "evaluated"])
+        if not isinstance(config, FactsConfig):
+            raise TypeError("transformer_facts needs its config (the search step is not a column); "
+                            f"got {type(config).__name__}")
+        step = float(config.f_step)
+        columns = ({c: 1.0 for c in _FACTS_COUNTS} | {"F_adaptive": step, "F_train": step,
+                                                     "censored_adaptive": 0.0, "censored_train": 0.0})
+        ignore += ["ratio", "evaluated"]
+    elif sweep == "transformer_architecture":
+        keys, exact = ["method", "d", "F", "m", "variant"], list(_ARCH_SETTINGS)
+        _need(stored, [*keys, *exact, "rep", *_ARCH_CONTEXT_SHARES, "mlp_accuracy", "vo_drift"])
+        if not isinstance(config, ArchitectureConfig):
+            raise TypeError("transformer_architecture needs its config (the contexts per key are not a "
+                            f"column); got {type(config).__name__}")
+        key = 1.0 / float(stored["F"].min())
+        context = key / float(config.contexts_per_key)
+        columns = {c: context for c in _ARCH_CONTEXT_SHARES} | {"mlp_accuracy": key, "vo_drift": 0.0}
     else:
         raise ValueError(f"sweep must be one of {RERUN_SWEEPS}; got {sweep!r}")
     return {"keys": keys, "columns": columns, "exact": exact, "ignore": ignore, "training": "rep"}

@@ -62,6 +62,8 @@ import torch
 from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.mlps._checks import module_device, module_dtype
 from assocmem.mlps.margins.decoding import output_margins
+from assocmem.mlps.transformer_setup import (DTYPES, capacity_setup, check_training_fields, model_config,
+                                             stream_seeds, train_config)
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import smallest_width
@@ -92,7 +94,6 @@ __all__ = [
 GD_METHODS = ("gd_ce", "gd_mse")
 #: Memories of the capacity sweep (:data:`assocmem.mlps.transformer.METHODS`).
 CAPACITY_METHODS = ("gd_ce", "gd_mse", "ntk", "unwhitened", "whitened", "data_dependent")
-_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 #: A context in which ``||u - k|| > 1`` has the query closer to orthogonal than to its key
 #: (chord 1 is a 60-degree angle): we count the key as *lost* by the attention there.
 _LOST_CHORD = 1.0
@@ -103,35 +104,6 @@ def _transformer():
     from assocmem.mlps import transformer
 
     return transformer
-
-
-def _check_common(cfg) -> None:
-    """Checks shared by the three configs: training, evaluation and seed fields."""
-    positive_int("steps", cfg.steps)
-    positive_int("batch_size", cfg.batch_size)
-    as_real(cfg.lr, "lr", minimum=0.0, strict_min=True)
-    as_real(cfg.weight_decay, "weight_decay", minimum=0.0)
-    positive_int("contexts_per_key", cfg.contexts_per_key)
-    seed_int(cfg.seed)
-    if cfg.dtype not in _DTYPES:
-        raise ValueError(f"dtype must be one of {sorted(_DTYPES)}; got {cfg.dtype!r}")
-
-
-def _streams(seed: int, n: int) -> list[int]:
-    """``n`` independent seeds in ``[0, 2^31)`` derived from one point seed."""
-    state = np.random.SeedSequence(int(seed)).generate_state(n)
-    return [int(s) % 2**31 for s in state]
-
-
-def _train_config(cfg, seed: int):
-    T = _transformer()
-    return T.TrainConfig(steps=cfg.steps, batch_size=cfg.batch_size, lr=cfg.lr, weight_decay=cfg.weight_decay,
-                         seed=seed)
-
-
-def _model_config(cfg, d: int, device):
-    T = _transformer()
-    return T.TransformerConfig(d=d, dtype=_DTYPES[cfg.dtype], device=device)
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,7 +163,7 @@ class UsabilityConfig:
         positive_int("mlp_epochs", self.mlp_epochs)
         as_real(self.mlp_lr, "mlp_lr", minimum=0.0, strict_min=True)
         positive_int("noise_draws", self.noise_draws)
-        _check_common(self)
+        check_training_fields(self)
 
 
 @dataclass(frozen=True)
@@ -230,7 +202,7 @@ class NoiseConfig:
         for J in self.junk_lengths:
             as_int(J, "junk length", minimum=1)
         positive_int("seeds", self.seeds)
-        _check_common(self)
+        check_training_fields(self)
 
 
 @dataclass(frozen=True)
@@ -292,7 +264,7 @@ class TransformerCapacityConfig:
             raise ValueError(f"need hi >= max(lo, step); got lo={self.lo}, hi={self.hi}, step={self.step}")
         as_int(self.verify, "verify", minimum=0)
         as_real(self.train_target, "train_target", minimum=0.0, maximum=1.0, strict_min=True)
-        _check_common(self)
+        check_training_fields(self)
 
 
 _CPU_NOTE = "reduced from the source's grid to fit a few minutes of one CPU core: "
@@ -340,6 +312,11 @@ NOISE_PRESETS = {
     "recipe": NoiseConfig(sizes=((64, 512),), junk_lengths=(2, 16), seeds=3, contexts_per_key=8, dtype="float64",
                           notes=(_RECIPE_NOTE + "(d, F) = (64, 512) only (source: also (96, 1152) and "
                                  "(128, 2048)), J in {2, 16} (2, 4, 8, 16), 3 seeds (4), float64",)),
+    "recipe_mid": NoiseConfig(sizes=((64, 512),), junk_lengths=(4, 8), seeds=3, contexts_per_key=8,
+                              dtype="float64",
+                              notes=(_RECIPE_NOTE + "(d, F) = (64, 512) only (source: also (96, 1152) and "
+                                     "(128, 2048)), J in {4, 8}: the middle junk lengths of the "
+                                     "recipe preset's grid (which has 2 and 16), 3 seeds (4), float64",)),
     "paper": NoiseConfig(sizes=((64, 512), (96, 1152), (128, 2048))),
 }
 
@@ -514,10 +491,10 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
     T = _transformer()
     # the 7th stream (held-out contexts) extends the first six, the 8th (injected noise) the first
     # seven: SeedSequence states are prefixes
-    s_emb, s_map, s_mlp, s_train, s_eval, s_noise, s_held, s_inj = _streams(point_seed(config, point), 8)
+    s_emb, s_map, s_mlp, s_train, s_eval, s_noise, s_held, s_inj = stream_seeds(point_seed(config, point), 8)
     task = T.SSFRTask(num_facts=config.num_facts, junk_vocab=config.junk_vocab, junk_length=config.junk_length)
     emb = T.embedding_table(task, config.d, seed=s_emb)
-    model = T.pretrained_attention(task, emb, _model_config(config, config.d, device), _train_config(config, s_train))
+    model = T.pretrained_attention(task, emb, model_config(config, config.d, device), train_config(config, s_train))
     identity = torch.arange(task.num_facts)
     identity_acc = T.ssfr_accuracy(model, task, identity, config.contexts_per_key, s_eval)
     # noise and the attention's identity accuracy on HELD-OUT contexts (s_held): the predictors below
@@ -542,7 +519,7 @@ def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
     injected = []  # per injected chord: the scored contexts' MLP inputs moved by it (same for every width)
     if config.injected_noise:
         u, targets = injection.query_inputs(model, task, mapping, config.contexts_per_key, s_eval)
-        for e, s_e in zip(config.injected_noise, _streams(s_inj, len(config.injected_noise))):
+        for e, s_e in zip(config.injected_noise, stream_seeds(s_inj, len(config.injected_noise))):
             injected.append((e, injection.tangent_noise(u, e, s_e), targets))
     rows = []
     for method in config.methods:
@@ -649,11 +626,11 @@ def noise_point(config: NoiseConfig, point: dict, device) -> dict:
         ``identity_accuracy``; ``contexts``.
     """
     T = _transformer()
-    s_emb, s_train, s_eval = _streams(point_seed(config, point), 3)
+    s_emb, s_train, s_eval = stream_seeds(point_seed(config, point), 3)
     J = point["J"]
     task = T.SSFRTask(num_facts=point["F"], junk_vocab=J, junk_length=J)
     emb = T.embedding_table(task, point["d"], seed=s_emb)
-    model = T.pretrained_attention(task, emb, _model_config(config, point["d"], device), _train_config(config, s_train))
+    model = T.pretrained_attention(task, emb, model_config(config, point["d"], device), train_config(config, s_train))
     noise = T.attention_noise(model, task, config.contexts_per_key, s_eval).to(torch.float64).flatten()
     identity = torch.arange(task.num_facts)
     q50, q90, q99 = torch.quantile(noise, torch.tensor([0.5, 0.9, 0.99], dtype=torch.float64)).tolist()
@@ -678,27 +655,6 @@ def transformer_capacity_points(config: TransformerCapacityConfig) -> list[dict]
     return [{"method": method, "d": int(config.d), "F": int(F), "rep": r} for method in config.methods
             for F in config.num_facts if not (method.startswith("gd") and F > config.gd_max_facts)
             for r in range(config.seeds)]
-
-
-def capacity_setup(config: TransformerCapacityConfig, point: dict) -> dict:
-    """What a ``transformer_capacity`` point draws before its searches (so a chapter can rebuild it).
-
-    Returns
-    -------
-    dict
-        ``task`` (:class:`~assocmem.mlps.transformer.SSFRTask`), ``embedding`` ``(vocab, d)``,
-        ``map_a``, ``map_b`` (the permutations of fact sets A and B), ``facts_a``, ``facts_b``
-        (:class:`~assocmem.mlps.facts.FactSet`), and the seeds ``seed_mlp_a``, ``seed_mlp_b``,
-        ``seed_train``, ``seed_eval``, all from the point's seed.
-    """
-    T = _transformer()
-    s_emb, s_a, s_b, s_mlp_a, s_mlp_b, s_train, s_eval = _streams(point_seed(config, point), 7)
-    task = T.SSFRTask(num_facts=point["F"], junk_vocab=config.junk_vocab, junk_length=config.junk_length)
-    emb = T.embedding_table(task, point["d"], seed=s_emb)
-    map_a, map_b = T.fact_map(task, seed=s_a), T.fact_map(task, seed=s_b)
-    return {"task": task, "embedding": emb, "map_a": map_a, "map_b": map_b,
-            "facts_a": T.fact_set(emb, task, map_a), "facts_b": T.fact_set(emb, task, map_b),
-            "seed_mlp_a": s_mlp_a, "seed_mlp_b": s_mlp_b, "seed_train": s_train, "seed_eval": s_eval}
 
 
 def transformer_capacity_point(config: TransformerCapacityConfig, point: dict, device) -> dict:
@@ -728,7 +684,7 @@ def transformer_capacity_point(config: TransformerCapacityConfig, point: dict, d
     s_mlp_a, s_mlp_b, s_train, s_eval = (setup[k] for k in ("seed_mlp_a", "seed_mlp_b", "seed_train", "seed_eval"))
     gd = method.startswith("gd")
     kw = {"epochs": config.gd_epochs, "lr": config.gd_lr} if gd else {}
-    mcfg, tcfg = _model_config(config, d, device), _train_config(config, s_train)
+    mcfg, tcfg = model_config(config, d, device), train_config(config, s_train)
     cache: dict[int, tuple[float, float]] = {}
 
     def evaluate(m: int) -> tuple[float, float]:
