@@ -39,6 +39,8 @@ lm_embeddings     a language model's MLP inputs and outputs as fact sets: captur
                   App. A.5.3) (chapter 17)
 lm_embedding_sweeps  the ``lm_margin`` and ``lm_capacity`` sweeps: Figs. 12-13 on captured
                   activations (chapter 17)
+transformer_setup  what the SSFR Transformer sweeps share: training-field checks, seed streams, the
+                  configs of one training, the inserted MLP's draws (chapters 14-15)
 transformer_sweeps  the ``transformer_usability``, ``attention_noise`` and ``transformer_capacity``
                   sweeps: margins, noise ceiling and capacity inside the SSFR Transformer
                   (chapters 14-15)
@@ -51,8 +53,10 @@ lm_dedup_sweeps   the ``lm_dedup`` sweep: Fig. 13 on deduplicated captured activ
                   near-twin share of every draw (chapter 17)
 lm_block_sweeps   the ``lm_block_capacity`` and ``lm_block_recipe`` sweeps: Fig. 14's untied block
                   on captured activations (chapter 17)
-transformer_rerun  the rules by which a rerun of those sweeps is checked against the spread of
-                  their stored trainings (chapters 14-15)
+transformer_rerun  the rules by which a rerun of the Transformer sweeps (usability, noise, capacity,
+                  ``transformer_facts``, ``transformer_architecture``) is checked against the spread
+                  of their stored trainings (chapters 14-15); the ``lm_dedup`` and ``lm_block``
+                  sweeps keep their rules in their own modules
 figures           (subpackage) the chapters' figures, one function per figure (chapters 10-17)
 """
 
@@ -71,6 +75,7 @@ __all__ = [
     "margin_sweeps",
     "transformer",
     "transformer_rerun",
+    "transformer_setup",
     "transformer_sweeps",
     "transformer_summaries",
     "transformer_capacity_sweeps",

@@ -24,11 +24,16 @@ App. A.4.3 (the inserted-MLP protocol).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import torch
 
 from assocmem._checks import as_real, positive_int, seed_int
 from assocmem.sweeps.config import point_seed
+
+if TYPE_CHECKING:
+    from assocmem.mlps.transformer import TrainConfig, TransformerConfig
 
 __all__ = ["DTYPES", "check_training_fields", "stream_seeds", "train_config", "model_config",
            "capacity_setup"]
@@ -44,7 +49,7 @@ def _transformer():
     return transformer
 
 
-def check_training_fields(cfg) -> None:
+def check_training_fields(cfg: Any) -> None:
     """Validate a sweep config's training, evaluation and seed fields.
 
     Parameters
@@ -101,7 +106,7 @@ def stream_seeds(seed: int, n: int) -> list[int]:
     return [int(s) % 2**31 for s in state]
 
 
-def train_config(cfg, seed: int):
+def train_config(cfg: Any, seed: int) -> TrainConfig:
     """The attention's :class:`~assocmem.mlps.transformer.TrainConfig` for one training.
 
     Parameters
@@ -125,7 +130,7 @@ def train_config(cfg, seed: int):
                          weight_decay=cfg.weight_decay, seed=seed)
 
 
-def model_config(cfg, d: int, device):
+def model_config(cfg: Any, d: int, device: str | torch.device) -> TransformerConfig:
     """The :class:`~assocmem.mlps.transformer.TransformerConfig` of width ``d`` in ``cfg.dtype``.
 
     Parameters
@@ -152,7 +157,7 @@ def model_config(cfg, d: int, device):
     return T.TransformerConfig(d=d, dtype=DTYPES[cfg.dtype], device=device)
 
 
-def capacity_setup(config, point: dict) -> dict:
+def capacity_setup(config: Any, point: dict) -> dict:
     """What an inserted-MLP point draws before its searches (so a chapter can rebuild it).
 
     Parameters
