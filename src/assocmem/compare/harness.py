@@ -205,6 +205,12 @@ def _built(build: Callable[[], AssociativeMemory]) -> AssociativeMemory:
     memory = _check_build(build)()
     if not isinstance(memory, AssociativeMemory):
         raise ValueError(f"build() must return an AssociativeMemory; it returned a {type(memory).__name__}")
+    if memory.num_pairs != 0:
+        # a memory that already holds pairs (build returning one shared memory, say) would be
+        # measured on its old pairs plus the new ones: a smaller capacity than the memory's own
+        raise ValueError(f"build() must return a fresh, empty memory; it returned a {type(memory).__name__} "
+                         f"already holding {memory.num_pairs} pairs (make a new memory inside build, e.g. "
+                         "lambda: make_memory(name, d), rather than returning one made outside it)")
     return memory
 
 
@@ -314,8 +320,8 @@ def timed_recall(build: Callable[[], AssociativeMemory], facts: FactSet) -> tupl
     Raises
     ------
     ValueError
-        ``build`` not a callable returning an AssociativeMemory, ``facts`` not a FactSet, or what
-        the memory's ``write`` and ``read`` refuse.
+        ``build`` not a callable returning a fresh (empty) AssociativeMemory, ``facts`` not a
+        FactSet, or what the memory's ``write`` and ``read`` refuse.
     """
     memory = _built(build)
     _check_facts(facts)
@@ -351,8 +357,9 @@ def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: 
     Raises
     ------
     ValueError
-        ``build`` not a callable, ``facts`` not a FactSet, ``verify`` not an integer ``>= 0``,
-        or what the memory refuses.
+        ``build`` not a callable, a ``build()`` that returns a memory already holding pairs
+        (not fresh), ``facts`` not a FactSet, ``verify`` not an integer ``>= 0``, or what the
+        memory refuses.
     """
     _check_build(build)
     _check_facts(facts)
@@ -379,8 +386,8 @@ def pairs_at_error(build: Callable[[], AssociativeMemory], facts: FactSet, eps: 
     Raises
     ------
     ValueError
-        An ``eps`` that is not a finite real ``>= 0``, ``build`` not a callable, ``facts`` not a
-        FactSet, or what the memory refuses.
+        An ``eps`` that is not a finite real ``>= 0``, ``build`` not a callable or one whose
+        memory already holds pairs, ``facts`` not a FactSet, or what the memory refuses.
     """
     eps = as_real(eps, "eps", minimum=0.0)
     _check_build(build)
