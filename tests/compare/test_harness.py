@@ -161,6 +161,20 @@ def test_capacity_refuses_a_build_whose_memory_is_not_fresh():
     assert fresh > 1
 
 
+def test_capacity_says_what_its_fact_set_lacks():
+    from assocmem.mlps.facts import make_fact_set
+    build = lambda: make_memory("least_squares", 8)  # noqa: E731
+    with pytest.raises(ValueError, match=r"F_max >= 2 facts; got a fact set of 1"):
+        H.capacity(build, make_fact_set(1, 8))
+    facts = make_fact_set(12, 8, tied=False, seed=1)
+    shared = FactSet(facts.keys, facts.values[:4], torch.tensor([2, 2, 0, 1, 3, 0, 1, 2, 3, 0, 1, 3]))
+    with pytest.raises(ValueError, match="first two facts both map to value row 2"):
+        H.capacity(build, shared)
+    # facts 0 and 1 on different rows: every prefix the search measures decodes
+    F, _, _ = H.capacity(build, FactSet(shared.keys, shared.values, shared.mapping.roll(1)))
+    assert F >= 1
+
+
 def test_pairs_at_error_follows_the_additive_curve():
     """For the additive memory e(F) grows like (F - 1)/d_k (seed 000 §7): F_eps is finite and small."""
     facts = H.table_facts(16, 64)

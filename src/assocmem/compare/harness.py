@@ -333,6 +333,18 @@ def timed_recall(build: Callable[[], AssociativeMemory], facts: FactSet) -> tupl
     return t1 - t0, t2 - t1, _recalled(y, facts)
 
 
+def _check_searchable(facts: FactSet) -> None:
+    """Refuse a fact set whose capacity search cannot start (the search measures ``F >= 2``)."""
+    if facts.num_facts < 2:
+        raise ValueError(f"capacity searches F in [2, F_max] and needs F_max >= 2 facts; got a fact set of "
+                         f"{facts.num_facts} (draw more facts, e.g. table_facts(d, F_max) with F_max >= 2)")
+    first, second = (int(x) for x in facts.mapping[:2].tolist())
+    if first == second:
+        raise ValueError(f"capacity measures the first F facts for F >= 2, and the first two facts both map "
+                         f"to value row {first}: their subset has one value row, which decoding cannot "
+                         "decide between; order the facts so that facts 0 and 1 map to different value rows")
+
+
 def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: int = 2):
     """The largest ``F`` at which a fresh memory stores the first ``F`` facts with 100 % recall.
 
@@ -345,7 +357,10 @@ def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: 
     build : callable
         ``build() -> AssociativeMemory``, a fresh empty memory (same seed every time).
     facts : FactSet
-        The ``F_max`` facts (:func:`table_facts`).
+        The ``F_max`` facts (:func:`table_facts`), ``F_max >= 2``. The search measures the first
+        ``F`` facts (:func:`first_facts`) for ``F >= 2``, decoded against the value rows those
+        facts use, so facts 0 and 1 must map to different value rows (a subset with one value
+        row has nothing to decode against).
     verify : int, default 2
 
     Returns
@@ -358,11 +373,12 @@ def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: 
     ------
     ValueError
         ``build`` not a callable, a ``build()`` that returns a memory already holding pairs
-        (not fresh), ``facts`` not a FactSet, ``verify`` not an integer ``>= 0``, or what the
-        memory refuses.
+        (not fresh), ``facts`` not a FactSet, ``F_max < 2``, facts 0 and 1 mapped to one value
+        row, ``verify`` not an integer ``>= 0``, or what the memory refuses.
     """
     _check_build(build)
     _check_facts(facts)
+    _check_searchable(facts)
 
     def fails(F: int) -> float:
         return float(recall(_fresh(build, first_facts(facts, F)), first_facts(facts, F)) < 1.0)
