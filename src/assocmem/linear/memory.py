@@ -161,6 +161,16 @@ def gram_matrix(keys: torch.Tensor) -> torch.Tensor:
                           lambda: keys.double() @ keys.double().transpose(-2, -1))
 
 
+def _check_loaded_memory(module: "MatrixMemory", incompatible_keys) -> None:
+    """``load_state_dict``'s post hook: a ValueError naming the state dict if what it loaded is not
+    a state the memory could hold (:meth:`MatrixMemory._check_loaded`)."""
+    try:
+        module._check_loaded()
+    except ValueError as err:
+        raise ValueError(f"the state dict loaded into this {type(module).__name__} is not a usable one: "
+                         f"{err}") from None
+
+
 class MatrixMemory(nn.Module):
     """Base class: a ``(d_v, d_k)`` state ``S`` with shared validation, ``read`` and ``reset``.
 
@@ -208,6 +218,7 @@ class MatrixMemory(nn.Module):
         dev = resolve_device(device, dtype=dtype)
         self.register_buffer("S", torch.zeros(d_v, d_k, dtype=dtype, device=dev))  # (d_v, d_k)
         self.num_pairs = 0  # rows passed to write() since the last reset (passes not counted)
+        self.register_load_state_dict_post_hook(_check_loaded_memory)
 
     # ------------------------------------------------------------------ conventions
     @property
@@ -275,6 +286,27 @@ class MatrixMemory(nn.Module):
             if isinstance(saved, torch.Tensor) and saved.dim() == 2 and saved.shape[1:] == mine.shape[1:]:
                 setattr(self, name, mine.new_empty(saved.shape))
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
+
+    def _check_loaded(self) -> None:
+        """The state just loaded is one a memory could hold (``load_state_dict``'s post hook):
+        ``S`` of shape ``(d_v, d_k)``, float32 or float64, finite (no write leaves a non-finite
+        state: they raise first). Subclasses add their own buffers' checks."""
+        S = self.S
+        if tuple(S.shape) != (self.d_v, self.d_k):
+            raise ValueError(f"S must have shape (d_v, d_k) = ({self.d_v}, {self.d_k}); got {_shape(S)}")
+        if not S.is_floating_point():
+            raise ValueError(f"S must be float32 or float64; got dtype {S.dtype}")
+        check_float_dtype(S.dtype, "S dtype")
+        if not S.is_meta and not bool(torch.isfinite(S).all()):
+            raise ValueError("the stored state S has non-finite entries (nan or inf); a memory's writes "
+                             "never leave one (they raise first), so the state dict is corrupt")
+
+    def _check_finite_state(self) -> None:
+        """Raise if the stored state ``S`` is not finite (a corrupt state dict, or ``S`` edited by hand)."""
+        if not bool(torch.isfinite(self.S).all()):
+            raise ValueError("the memory's stored state S has non-finite entries (nan or inf), so every "
+                             "read through them is non-finite; writes never leave such a state, so it was "
+                             "loaded or edited by hand: load a finite state dict, or reset() the memory")
 
     # ------------------------------------------------------------------ validation
     def _check_own_dtype(self) -> None:
@@ -373,8 +405,9 @@ class MatrixMemory(nn.Module):
         ValueError
             If ``queries`` is not an array of real numbers, its last dimension is not ``d_k``, it
             has non-finite entries, a finite query overflows the memory's dtype when cast to it,
-            or the read ``S q`` itself is beyond the dtype's range (it is recomputed in float64
-            first, so only a result that float32 cannot hold raises).
+            the stored state ``S`` is not finite (a corrupt state loaded or edited by hand; the
+            message says so), or the read ``S q`` itself is beyond the dtype's range (it is
+            recomputed in float64 first, so only a result that float32 cannot hold raises).
 
         References
         ----------
@@ -382,8 +415,12 @@ class MatrixMemory(nn.Module):
         """
         queries = self._check_queries(queries)
         out = queries @ self.S.T  # (..., d_k) @ (d_k, d_v) -> (..., d_v)
+        if bool(torch.isfinite(out).all()):
+            return out
+        self._check_finite_state()  # a non-finite state is named as such, not as an overflow
         return checked_result(out, "the read S q", lambda: queries.double() @ self.S.double().T,
-                              "rescale the queries or use dtype=torch.float64")
+                              "rescale the queries" + (" or use dtype=torch.float64"
+                                                       if self.dtype != torch.float64 else ""))
 
     def forward(self, queries: torch.Tensor) -> torch.Tensor:
         """``S q`` for every query, as a module is called: ``(..., d_k) -> (..., d_v)``.
@@ -570,6 +607,28 @@ class LeastSquaresMemory(MatrixMemory):
 
     def _check_setting(self, name: str, value) -> float | None:
         return _tolerance(value, name)
+
+    def _check_loaded(self) -> None:
+        """``S`` as for every memory, and the stored pairs consistent with it: ``stored_keys``
+        ``(n, d_k)`` and ``stored_values`` ``(n, d_v)`` with one ``n`` equal to ``num_pairs``, in
+        ``S``'s dtype and device, finite."""
+        super()._check_loaded()
+        K, V = self.stored_keys, self.stored_values
+        if K.dim() != 2 or K.shape[1] != self.d_k or V.dim() != 2 or V.shape[1] != self.d_v:
+            raise ValueError(f"stored_keys and stored_values must have shapes (n, d_k) = (n, {self.d_k}) and "
+                             f"(n, d_v) = (n, {self.d_v}); got {_shape(K)} and {_shape(V)}")
+        if K.shape[0] != V.shape[0]:
+            raise ValueError(f"stored_keys and stored_values must hold one row per pair; got {K.shape[0]} key "
+                             f"rows and {V.shape[0]} value rows")
+        if K.shape[0] != self.num_pairs:
+            raise ValueError(f"the extra state's num_pairs = {self.num_pairs} disagrees with the "
+                             f"{K.shape[0]} stored pairs")
+        for name, x in (("stored_keys", K), ("stored_values", V)):
+            if x.dtype != self.S.dtype or x.device != self.S.device:
+                raise ValueError(f"{name} must have S's dtype and device ({self.S.dtype} on {self.S.device}); "
+                                 f"got {x.dtype} on {x.device}")
+            if not x.is_meta and not bool(torch.isfinite(x).all()):
+                raise ValueError(f"{name} has non-finite entries (nan or inf)")
 
     def _pinv_keys(self) -> torch.Tensor:
         """``keys^+`` of shape ``(d_k, n)``; its transpose is the seed's ``K^+`` ``(n, d_k)``."""
