@@ -548,3 +548,17 @@ def test_a_least_squares_state_with_inconsistent_pairs_is_refused_on_load():
     fresh = LeastSquaresMemory(4, 3, device="cpu")
     fresh.load_state_dict(mem.state_dict())
     assert fresh.write(torch.eye(4, dtype=torch.float64)[:1], torch.ones(1, 3, dtype=torch.float64)).num_pairs == 6
+
+
+@pytest.mark.parametrize("cls", [OuterProductMemory, LeastSquaresMemory, DeltaRuleMemory])
+def test_meta_tensors_get_a_clear_error_not_an_item_error(cls):
+    mem = cls(4, 3, device="cpu")
+    with pytest.raises(ValueError, match="keys are on the meta device"):
+        mem.write(torch.empty(2, 4, device="meta"), torch.empty(2, 3, device="meta"))
+    with pytest.raises(ValueError, match="queries are on the meta device"):
+        mem.read(torch.empty(2, 4, device="meta"))
+    empty = cls(4, 3, device="meta")  # allowed: the empty module a state dict is loaded into
+    for call in (lambda: empty.read(torch.ones(4)), lambda: empty.write(torch.ones(1, 4), torch.ones(1, 3))):
+        with pytest.raises(ValueError, match=f"cannot (read|write) a {cls.__name__} on the meta device"):
+            call()
+    assert empty(torch.empty(2, 4, device="meta", dtype=torch.float64)).shape == (2, 3)  # shapes only

@@ -178,6 +178,13 @@ class MatrixMemory(nn.Module):
     *written*, not trained, but the writes are ordinary differentiable torch operations, so
     gradients flow through them to the keys and values if those require grad.
 
+    Besides ``"auto"``, ``"cpu"``, ``"cuda"`` and ``"mps"``, ``device="meta"`` is allowed: an
+    empty memory (shapes, no storage) to load a ``state_dict`` into with
+    ``load_state_dict(saved, assign=True)``, the torch idiom. A memory on the meta device, or
+    keys, values or queries on it, have no values to write or read: :meth:`write` and
+    :meth:`read` refuse them with a ValueError saying so (:meth:`forward`, which inspects no
+    value, maps meta queries to a meta output of the right shape).
+
     Parameters
     ----------
     d_k : int
@@ -309,6 +316,17 @@ class MatrixMemory(nn.Module):
                              "loaded or edited by hand: load a finite state dict, or reset() the memory")
 
     # ------------------------------------------------------------------ validation
+    def _check_not_meta(self, op: str, **tensors: torch.Tensor) -> None:
+        """A write or read needs values: a memory or an input on the meta device is refused."""
+        if self.S.is_meta:
+            raise ValueError(f"cannot {op} a {type(self).__name__} on the meta device: it has shapes and no "
+                             "values (load a state dict into it with load_state_dict(saved, assign=True), "
+                             "or build it on a real device)")
+        for name, x in tensors.items():
+            if x.is_meta:
+                raise ValueError(f"{name} are on the meta device (shapes, no values): {op} needs values; "
+                                 f"pass tensors on a real device (this memory is on {self.device})")
+
     def _check_own_dtype(self) -> None:
         """The state may have been converted after construction (``mem.half()``, ``mem.to(...)``)."""
         if self.S.dtype not in (torch.float32, torch.float64):
@@ -327,6 +345,7 @@ class MatrixMemory(nn.Module):
         require_unit_keys = as_bool(require_unit_keys, "require_unit_keys")
         keys = _as_tensor(keys, "keys")
         values = _as_tensor(values, "values")
+        self._check_not_meta("write", keys=keys, values=values)
         if keys.ndim != 2:
             raise ValueError(
                 f"keys must be 2-D with shape (n, d_k) = (n, {self.d_k}); got shape {_shape(keys)}"
@@ -367,6 +386,7 @@ class MatrixMemory(nn.Module):
     def _check_queries(self, queries) -> torch.Tensor:
         self._check_own_dtype()
         queries = _as_tensor(queries, "queries")
+        self._check_not_meta("read", queries=queries)
         if queries.ndim < 1 or queries.shape[-1] != self.d_k:
             raise ValueError(
                 f"queries must have shape (..., d_k) with d_k={self.d_k}; got shape {_shape(queries)}"
@@ -404,7 +424,7 @@ class MatrixMemory(nn.Module):
         ------
         ValueError
             If ``queries`` is not an array of real numbers, its last dimension is not ``d_k``, it
-            has non-finite entries, a finite query overflows the memory's dtype when cast to it,
+            or the memory is on the meta device (no values to read), it has non-finite entries, a finite query overflows the memory's dtype when cast to it,
             the stored state ``S`` is not finite (a corrupt state loaded or edited by hand; the
             message says so), or the read ``S q`` itself is beyond the dtype's range (it is
             recomputed in float64 first, so only a result that float32 cannot hold raises).

@@ -275,3 +275,16 @@ def test_a_final_state_beyond_float32_is_reported(form):
     assert linear_attention(q, k, v, form=form).dtype == torch.float32
     with pytest.raises(ValueError, match=r"final state S_T .* overflows torch\.float32"):
         linear_attention(q, k, v, form=form, output_final_state=True)
+
+
+@pytest.mark.parametrize("form", ["parallel", "recurrent", "chunked"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32])
+def test_meta_tensors_get_shapes_only(form, dtype):
+    # shape inference on the meta device: the value checks are skipped, the shapes still checked
+    q = torch.empty(2, 5, 3, device="meta", dtype=dtype)
+    v = torch.empty(2, 5, 4, device="meta", dtype=dtype)
+    S0 = torch.empty(2, 4, 3, device="meta", dtype=dtype)
+    out, S = linear_attention(q, q, v, form=form, initial_state=S0, output_final_state=True)
+    assert out.is_meta and out.shape == (2, 5, 4) and S.shape == (2, 4, 3)
+    with pytest.raises(ValueError, match="k and v must have the same leading shape"):
+        linear_attention(q, q, v[:, :4], form=form)
