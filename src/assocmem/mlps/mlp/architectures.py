@@ -114,6 +114,8 @@ class FactMLP(nn.Module):
     """
 
     def __init__(self) -> None:
+        """The module machinery of every fact memory: ``load_state_dict`` checks what it loads
+        (float32 or float64 weights, one dtype and device, finite). Subclasses take the weights."""
         super().__init__()
         self.register_load_state_dict_post_hook(_check_loaded_weights)
 
