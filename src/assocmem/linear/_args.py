@@ -90,3 +90,13 @@ def checked_result(out: torch.Tensor, what: str, recompute=None, hint: str = "re
         if bool(torch.isfinite(out64).all()):
             return cast_checked(out64, out.dtype, what)
     raise overflow_error(what, out.dtype, hint)
+
+
+def check_loaded_state(module, incompatible_keys) -> None:
+    """``load_state_dict``'s post hook of the matrix memories: a ValueError naming the state dict
+    when what it loaded is not a state the memory could hold (the module's ``_check_loaded``)."""
+    try:
+        module._check_loaded()
+    except ValueError as err:
+        raise ValueError(f"the state dict loaded into this {type(module).__name__} is not a usable one: "
+                         f"{err}") from None

@@ -43,7 +43,7 @@ from assocmem._checks import as_real, module_input, positive_int
 from assocmem.devices import resolve_device
 from assocmem.dtypes import cast_checked, check_float_dtype
 from assocmem._checks import as_bool
-from assocmem.linear._args import check_beta, checked_result, stable_norms
+from assocmem.linear._args import check_beta, check_loaded_state, checked_result, stable_norms
 
 __all__ = [
     "MatrixMemory",
@@ -161,16 +161,6 @@ def gram_matrix(keys: torch.Tensor) -> torch.Tensor:
                           lambda: keys.double() @ keys.double().transpose(-2, -1))
 
 
-def _check_loaded_memory(module: "MatrixMemory", incompatible_keys) -> None:
-    """``load_state_dict``'s post hook: a ValueError naming the state dict if what it loaded is not
-    a state the memory could hold (:meth:`MatrixMemory._check_loaded`)."""
-    try:
-        module._check_loaded()
-    except ValueError as err:
-        raise ValueError(f"the state dict loaded into this {type(module).__name__} is not a usable one: "
-                         f"{err}") from None
-
-
 class MatrixMemory(nn.Module):
     """Base class: a ``(d_v, d_k)`` state ``S`` with shared validation, ``read`` and ``reset``.
 
@@ -178,12 +168,10 @@ class MatrixMemory(nn.Module):
     *written*, not trained, but the writes are ordinary differentiable torch operations, so
     gradients flow through them to the keys and values if those require grad.
 
-    Besides ``"auto"``, ``"cpu"``, ``"cuda"`` and ``"mps"``, ``device="meta"`` is allowed: an
-    empty memory (shapes, no storage) to load a ``state_dict`` into with
-    ``load_state_dict(saved, assign=True)``, the torch idiom. A memory on the meta device, or
-    keys, values or queries on it, have no values to write or read: :meth:`write` and
-    :meth:`read` refuse them with a ValueError saying so (:meth:`forward`, which inspects no
-    value, maps meta queries to a meta output of the right shape).
+    ``device="meta"`` is allowed too: an empty memory (shapes, no storage) to load a
+    ``state_dict`` into with ``load_state_dict(saved, assign=True)``, the torch idiom. It has no
+    values to write or read, nor do meta inputs: :meth:`write` and :meth:`read` refuse them with
+    a ValueError saying so (:meth:`forward` maps meta queries to a meta output of their shape).
 
     Parameters
     ----------
@@ -225,7 +213,7 @@ class MatrixMemory(nn.Module):
         dev = resolve_device(device, dtype=dtype)
         self.register_buffer("S", torch.zeros(d_v, d_k, dtype=dtype, device=dev))  # (d_v, d_k)
         self.num_pairs = 0  # rows passed to write() since the last reset (passes not counted)
-        self.register_load_state_dict_post_hook(_check_loaded_memory)
+        self.register_load_state_dict_post_hook(check_loaded_state)
 
     # ------------------------------------------------------------------ conventions
     @property
