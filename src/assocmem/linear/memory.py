@@ -412,10 +412,11 @@ class MatrixMemory(nn.Module):
         ------
         ValueError
             If ``queries`` is not an array of real numbers, its last dimension is not ``d_k``, it
-            or the memory is on the meta device (no values to read), it has non-finite entries, a finite query overflows the memory's dtype when cast to it,
-            the stored state ``S`` is not finite (a corrupt state loaded or edited by hand; the
-            message says so), or the read ``S q`` itself is beyond the dtype's range (it is
-            recomputed in float64 first, so only a result that float32 cannot hold raises).
+            or the memory is on the meta device (no values to read), it has non-finite entries, a
+            finite query overflows the memory's dtype when cast to it, the stored state ``S`` is
+            not finite (a corrupt state loaded or edited by hand; the message says so), or the
+            read ``S q`` itself is beyond the dtype's range (it is recomputed in float64 first,
+            so only a result that float32 cannot hold raises).
 
         References
         ----------

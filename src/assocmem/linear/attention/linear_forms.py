@@ -265,9 +265,9 @@ def linear_attention(
         type (float16 and bfloat16 are refused, naming the supported dtypes), a NaN or infinity
         in ``q``, ``k``, ``v`` or ``initial_state`` (naming which), or an output or returned
         state beyond the dtype's range (for integer inputs: an exact result outside the
-        dtype, or a worst-case bound beyond int64, which could wrap). A float32 result that overflows only in an intermediate
-        sum is recomputed in float64 and cast back; one whose true value is beyond float32's
-        range raises.
+        dtype, or a worst-case bound beyond int64, which could wrap). A float32 result that
+        overflows only in an intermediate sum is recomputed in float64 and cast back; one whose
+        true value is beyond float32's range raises.
 
     References
     ----------
