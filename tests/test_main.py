@@ -160,7 +160,9 @@ def test_cli_set_overrides_fields_and_stores_the_run_under_its_own_name(tmp_path
                      (["--set", "trials=-5"], "trials must be an integer >= 1"),
                      (["--set", "d_ks=16,-32"], "d_ks must be positive integers"),
                      (["--set", "trials"], "--set takes KEY=VALUE"),
-                     (["--label", "x"], "--label names a run with --set")):
+                     (["--label", "x"], "--label names a run with --set"),
+                     (["--set", "trials=3", "--label", "../../evil"], "--label must be a file name"),
+                     (["--set", "trials=3", "--label", "a/b"], "got 'a/b'")):
         with pytest.raises(SystemExit) as info:
             main(["sweep", "demo", "--results-dir", str(tmp_path), *bad])
         assert info.value.code == 2 and msg in capsys.readouterr().err

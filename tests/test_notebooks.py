@@ -153,6 +153,20 @@ def test_every_citation_is_in_the_bibliography():
                 assert key.strip() in keys, f"{path.name} cites {key.strip()!r}, which is not in references.bib"
 
 
+def test_no_textual_citation_of_a_source_without_author():
+    # {cite:t} prints the author as the subject of the sentence; a source with no author prints
+    # its bibliography key instead ("the tutorial Matrix tutorial (2026)" in chapter 01)
+    bib = (ROOT / "book" / "references.bib").read_text()
+    entries = re.findall(r"@\w+\{([^,\s]+),(.*?)\n\}", bib, flags=re.S)
+    authorless = {key for key, body in entries if not re.search(r"^\s*(author|editor)\s*=", body, flags=re.M)}
+    # the chapters and the hand-written openers (how-to-read.md is generated elsewhere)
+    sources = [ROOT / "book" / "intro.md", *(ROOT / "book").glob("part*.md"), *(md for md, _ in PAIRS)]
+    for path in sources:
+        for group in re.findall(r"\{cite:t\}`([^`]+)`", path.read_text()):
+            bad = authorless & {key.strip() for key in group.split(",")}
+            assert not bad, f"{path.name} cites {sorted(bad)} with {{cite:t}}, but they have no author; use {{cite}}"
+
+
 def test_repository_url_is_defined_once():
     url = booktools.repository_url()
     offenders = []

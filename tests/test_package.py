@@ -69,3 +69,25 @@ def test_public_signatures_are_annotated(module):
 
     visit(tree)
     assert not missing, missing
+
+
+
+
+def test_the_chapter_ranges_of_the_parts_match_the_book():
+    # the top docstring said 10-13 and 30-36, Part II's own 10-16: the book has 10-17 and 30-37
+    import re
+    from pathlib import Path
+
+    import assocmem.linear
+    import assocmem.mlps
+
+    numbers = sorted(int(p.name[:2]) for p in (Path(__file__).parents[1] / "notebooks").glob("[0-9][0-9]-*.md"))
+    for part, (lo, hi), package in (("I", (0, 9), assocmem.linear), ("II", (10, 29), assocmem.mlps),
+                                    ("III", (30, 49), None)):
+        chapters = [n for n in numbers if lo <= n <= hi]
+        want = f"{chapters[0]:02d}-{chapters[-1]:02d}"
+        found = re.search(rf"Part {part} \(chapters (\d\d-\d\d)\)", assocmem.__doc__)
+        assert found and found.group(1) == want, (part, found and found.group(1), want)
+        if package is not None:
+            own = re.search(r"\(chapters (\d\d-\d\d)", package.__doc__.splitlines()[0])
+            assert own and own.group(1) == want, (package.__name__, own and own.group(1), want)

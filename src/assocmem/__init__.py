@@ -8,12 +8,15 @@ Parts
 linear      Part I (chapters 01-03): linear attention as a matrix memory. Softmax and linear
             attention, outer-product / least-squares / delta-rule memories, closed-form read
             errors, the geometry of stored pairs, Monte Carlo capacity (seed 000).
-mlps        Part II (chapters 10-13): fact-storing MLPs. Fact sets, the Hebbian MLP constructions
+mlps        Part II (chapters 10-17): fact-storing MLPs. Fact sets, the Hebbian MLP constructions
             and their baselines, decoding margins and their bounds, the counting bound, the
-            theorems of *MLPs are Hebbians*, and the capacity and margin sweeps (seed 001).
-sdm         Part III (chapters 30-36): sparse distributed memory and attention. Hamming and
+            theorems of *MLPs are Hebbians*, and the capacity and margin sweeps; the MLPs inside
+            a Transformer (14-15), fact editing (16) and a language model's own activations
+            (17) (seed 001).
+sdm         Part III (chapters 30-37): sparse distributed memory and attention. Hamming and
             spherical intersections, the beta fits, SNR and optimal radii, read rules, SDM as a
-            kernel memory, the convergence experiments (seed 002).
+            kernel memory, the convergence experiments (36), and the review's claims about
+            trained models (37) (seed 002).
 compare     Part IV (chapter 50): one table for every memory. Adapters that fit each memory of
             Parts I-III to one protocol, the harness that measures them on the same fact sets,
             and the ``memory_table`` sweep.

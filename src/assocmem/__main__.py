@@ -119,6 +119,12 @@ def _sweep(args, parser: argparse.ArgumentParser) -> int:
     config, label = None, args.preset
     if args.label is not None and not args.overrides:
         parser.error("--label names a run with --set; without --set the preset names the files")
+    if args.label is not None:
+        from assocmem.sweeps.store import _FILE_NAME
+
+        if not _FILE_NAME.match(args.label):  # checked here, so that the message names --label
+            parser.error(f"--label must be a file name of letters, digits, '_', '.' or '-' (not starting "
+                         f"with '.' or '-'), got {args.label!r}")
     if args.overrides:
         from assocmem.sweeps.config import config_to_json, override
 

@@ -14,7 +14,7 @@ SWEEPS = {
     },
     "capacity": {
         "module": "assocmem.mlps.capacity_sweeps",
-        "description": "smallest width (W = 3md) storing every fact: GD, NTK, unwhitened, whitened, data-dependent; isotropic and spiked (seed 001, Fig. 2c and 11)",
+        "description": "smallest width (W = 3md) storing every fact: GD, NTK, unwhitened, whitened, data-dependent; isotropic and spiked (seed 001, Fig. 2c and 11); a searched upper bound that depends on the search's start lo (compare runs at one lo)",
         "presets": {"quick": 24, "cpu": 68, "paper": 294},
     },
     "capacity_more": {

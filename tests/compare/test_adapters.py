@@ -274,3 +274,18 @@ def test_a_method_for_a_memory_name_and_back_is_told_the_other_name():
         make_memory("mlp_whitened", 4, 8).__class__(4, 8, "mlp_whitened")
     with pytest.raises(ValueError, match="unknown memory 'lstm'; valid memories: [^(]*$"):
         make_memory("lstm", 4)
+
+
+@pytest.mark.parametrize("name", [m for m in MEMORIES if MEMORY_INFO[m].unit_sphere and m.startswith("mlp_")
+                                  and m != "mlp_gd"])
+def test_mlp_adapters_store_facts_that_share_a_value(name):
+    # facts.targets repeats a value row when facts share it: the adapter builds its fact set with
+    # each value once and a map (a FactSet refuses equal value rows)
+    from assocmem.compare.harness import first_facts, recall
+    from assocmem.mlps.facts import FactSet
+
+    fs = facts(F=6)
+    shared = FactSet(fs.keys, fs.values[:3], torch.tensor([0, 1, 2, 0, 1, 2]))
+    mem = make_memory(name, D, 256).write(shared.keys, shared.targets)
+    assert mem.num_pairs == 6 and 0.0 <= recall(mem, shared) <= 1.0
+    assert first_facts(shared, 6).num_values == 3

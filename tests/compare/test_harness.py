@@ -145,6 +145,36 @@ def test_capacity_is_censored_when_nothing_fails():
     assert (F, censored) == (16, True)
 
 
+def test_capacity_refuses_a_build_whose_memory_is_not_fresh():
+    # a build returning one shared memory: every search step would write on top of the last
+    # step's pairs, and the capacity measured would be the shared memory's, not a fresh one's
+    facts = H.table_facts(16, 64)
+    fresh, _, _ = H.capacity(lambda: make_memory("outer_product", 16), facts)
+    shared = make_memory("outer_product", 16)
+    with pytest.raises(ValueError, match="fresh, empty memory.*already holding"):
+        H.capacity(lambda: shared, facts)
+    used = make_memory("outer_product", 16).write(facts.keys[:3], facts.targets[:3])
+    for call in (lambda: H.pairs_at_error(lambda: used, facts, 0.5),
+                 lambda: H.timed_recall(lambda: used, H.first_facts(facts, 4))):
+        with pytest.raises(ValueError, match="already holding 3 pairs"):
+            call()
+    assert fresh > 1
+
+
+def test_capacity_says_what_its_fact_set_lacks():
+    from assocmem.mlps.facts import make_fact_set
+    build = lambda: make_memory("least_squares", 8)  # noqa: E731
+    with pytest.raises(ValueError, match=r"F_max >= 2 facts; got a fact set of 1"):
+        H.capacity(build, make_fact_set(1, 8))
+    facts = make_fact_set(12, 8, tied=False, seed=1)
+    shared = FactSet(facts.keys, facts.values[:4], torch.tensor([2, 2, 0, 1, 3, 0, 1, 2, 3, 0, 1, 3]))
+    with pytest.raises(ValueError, match="first two facts both map to value row 2"):
+        H.capacity(build, shared)
+    # facts 0 and 1 on different rows: every prefix the search measures decodes
+    F, _, _ = H.capacity(build, FactSet(shared.keys, shared.values, shared.mapping.roll(1)))
+    assert F >= 1
+
+
 def test_pairs_at_error_follows_the_additive_curve():
     """For the additive memory e(F) grows like (F - 1)/d_k (seed 000 §7): F_eps is finite and small."""
     facts = H.table_facts(16, 64)

@@ -508,3 +508,57 @@ def test_gram_matrix_dtype_policy_and_overflow():
     with pytest.raises(ValueError, match=r"Gram matrix .* overflows torch\.float32"):
         gram_matrix(torch.full((2, 3), 1e20))
     assert gram_matrix(torch.ones(2, 3, dtype=torch.int64)).tolist() == [[3, 3], [3, 3]]  # integers stay exact
+
+
+def _written_pair(cls=OuterProductMemory):
+    g = torch.Generator().manual_seed(0)
+    keys = torch.nn.functional.normalize(torch.randn(5, 4, dtype=torch.float64, generator=g), dim=-1)
+    return cls(4, 3, device="cpu").write(keys, torch.randn(5, 3, dtype=torch.float64, generator=g)), keys
+
+
+@pytest.mark.parametrize("cls", [OuterProductMemory, LeastSquaresMemory, DeltaRuleMemory])
+def test_a_non_finite_state_is_named_on_load_and_on_read(cls):
+    mem, keys = _written_pair(cls)
+    state = mem.state_dict()
+    state["S"][0, 0] = math.nan
+    with pytest.raises(ValueError, match="loaded into this .*Memory.*stored state S has non-finite entries"):
+        cls(4, 3, device="cpu").load_state_dict(state)
+    # a state edited by hand: the read names the state, not an overflow of finite inputs
+    mem.S[0, 0] = math.nan
+    with pytest.raises(ValueError, match="stored state S has non-finite entries") as info:
+        mem.read(keys)
+    assert "overflow" not in str(info.value)
+
+
+def test_a_least_squares_state_with_inconsistent_pairs_is_refused_on_load():
+    mem, _ = _written_pair(LeastSquaresMemory)
+    state = mem.state_dict()
+    state["stored_keys"] = state["stored_keys"][:2]
+    with pytest.raises(ValueError, match="2 key rows and 5 value rows"):
+        LeastSquaresMemory(4, 3, device="cpu").load_state_dict(state)
+    state = mem.state_dict()
+    state["_extra_state"] = dict(state["_extra_state"], num_pairs=99)
+    with pytest.raises(ValueError, match="num_pairs = 99 disagrees with the 5 stored pairs"):
+        LeastSquaresMemory(4, 3, device="cpu").load_state_dict(state)
+    state = mem.state_dict()
+    state["stored_values"] = state["stored_values"].float()
+    with pytest.raises(ValueError, match="stored_values must have S's dtype"):
+        LeastSquaresMemory(4, 3, device="meta").load_state_dict(state, assign=True)
+    # the consistent state still loads and writes on
+    fresh = LeastSquaresMemory(4, 3, device="cpu")
+    fresh.load_state_dict(mem.state_dict())
+    assert fresh.write(torch.eye(4, dtype=torch.float64)[:1], torch.ones(1, 3, dtype=torch.float64)).num_pairs == 6
+
+
+@pytest.mark.parametrize("cls", [OuterProductMemory, LeastSquaresMemory, DeltaRuleMemory])
+def test_meta_tensors_get_a_clear_error_not_an_item_error(cls):
+    mem = cls(4, 3, device="cpu")
+    with pytest.raises(ValueError, match="keys are on the meta device"):
+        mem.write(torch.empty(2, 4, device="meta"), torch.empty(2, 3, device="meta"))
+    with pytest.raises(ValueError, match="queries are on the meta device"):
+        mem.read(torch.empty(2, 4, device="meta"))
+    empty = cls(4, 3, device="meta")  # allowed: the empty module a state dict is loaded into
+    for call in (lambda: empty.read(torch.ones(4)), lambda: empty.write(torch.ones(1, 4), torch.ones(1, 3))):
+        with pytest.raises(ValueError, match=f"cannot (read|write) a {cls.__name__} on the meta device"):
+            call()
+    assert empty(torch.empty(2, 4, device="meta", dtype=torch.float64)).shape == (2, 3)  # shapes only

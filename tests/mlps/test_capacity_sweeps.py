@@ -415,3 +415,21 @@ def test_reference_search_finds_the_fast_searchs_width():
     assert ref.m == fast.m is not None
     with pytest.raises(ValueError, match="reference search covers"):
         capacity_search_reference(facts, "gd")
+
+
+def test_the_sweep_says_its_answer_depends_on_lo():
+    # overriding lo (--set lo=100) changed reported widths with no violation recorded: the
+    # answer is an upper bound that depends on where the search starts, and the sweep says so
+    from assocmem.mlps.capacity_sweeps import CapacityConfig
+    from assocmem.sweeps import get_sweep
+    from assocmem.sweeps.search import smallest_width
+
+    description = get_sweep("capacity").description
+    assert "upper bound" in description and "lo" in description
+    assert "upper bound" in CapacityConfig.__doc__ and "``lo``" in CapacityConfig.__doc__
+    # the mechanism: non-monotone accuracy (widths 8-10 store everything, 11-19 do not); each
+    # start sees one window, neither records a violation, and the answers differ
+    accuracy = lambda m: float(8 <= m <= 10 or m >= 20)  # noqa: E731
+    at_1 = smallest_width(accuracy, lo=1, hi=64, target=1.0, verify=2)
+    at_11 = smallest_width(accuracy, lo=11, hi=64, target=1.0, verify=2)
+    assert (at_1.m, at_11.m) == (8, 20) and not at_1.monotone_violations and not at_11.monotone_violations

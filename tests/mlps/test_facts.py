@@ -153,3 +153,25 @@ def test_spike_bad_input():
         spike(x, 1.0, torch.zeros(3, dtype=torch.float64))
     with pytest.raises(ValueError, match="on must"):
         with_spike(make_fact_set(4, 3), 1.0, on="queries")
+
+
+def test_repeated_value_rows_are_refused_and_the_mapped_form_decodes():
+    # the naive form (one value row per fact, authors repeated) ties every fact under strict
+    # argmax; the mapped form (each author once, a map) is the one decoding can score
+    from assocmem.mlps.margins.decoding import accuracy
+    from assocmem.mlps.mlp.hebbian import hebbian_mlp
+
+    g = torch.Generator().manual_seed(0)
+    books = torch.nn.functional.normalize(torch.randn(40, 16, generator=g, dtype=torch.float64), dim=1)
+    authors = torch.nn.functional.normalize(torch.randn(10, 16, generator=g, dtype=torch.float64), dim=1)
+    a = torch.arange(40) % 10
+    with pytest.raises(ValueError, match="repeated row.*mapping"):
+        FactSet(books, authors[a], torch.arange(40))
+    facts = FactSet(books, authors, a)
+    assert facts.num_values == 10 and torch.equal(facts.targets, authors[a])
+    assert accuracy(hebbian_mlp(facts, 256, "full"), facts) == 1.0
+    # one exact twin among otherwise distinct rows is enough
+    twin = authors.clone()
+    twin[3] = twin[7]
+    with pytest.raises(ValueError, match="1 repeated row"):
+        FactSet(books[:10], twin, torch.arange(10))

@@ -306,7 +306,12 @@ class MLPAdapter(AssociativeMemory):
 
         k = torch.cat([self.keys, keys.double()])
         v = torch.cat([self.values, values.double()])
-        facts = FactSet(k, v, torch.arange(k.shape[0], device=k.device), unit_norm=True)
+        # pairs that share a value (facts mapped to one row) store that row once, with a map: a
+        # fact set refuses a value table with equal rows (decoding would count a tie)
+        table, mapping = torch.unique(v, dim=0, return_inverse=True)
+        if table.shape[0] == v.shape[0]:  # all distinct: the table in write order, as always
+            table, mapping = v, torch.arange(k.shape[0], device=k.device)
+        facts = FactSet(k, table, mapping, unit_norm=True)
         model = build_memory(self.method, facts, self.m, self.seed, epochs=self.epochs, lr=self.lr,
                              device=self.device)
         self.keys, self.values, self.model = k, v, model

@@ -205,6 +205,12 @@ def _built(build: Callable[[], AssociativeMemory]) -> AssociativeMemory:
     memory = _check_build(build)()
     if not isinstance(memory, AssociativeMemory):
         raise ValueError(f"build() must return an AssociativeMemory; it returned a {type(memory).__name__}")
+    if memory.num_pairs != 0:
+        # a memory that already holds pairs (build returning one shared memory, say) would be
+        # measured on its old pairs plus the new ones: a smaller capacity than the memory's own
+        raise ValueError(f"build() must return a fresh, empty memory; it returned a {type(memory).__name__} "
+                         f"already holding {memory.num_pairs} pairs (make a new memory inside build, e.g. "
+                         "lambda: make_memory(name, d), rather than returning one made outside it)")
     return memory
 
 
@@ -314,8 +320,8 @@ def timed_recall(build: Callable[[], AssociativeMemory], facts: FactSet) -> tupl
     Raises
     ------
     ValueError
-        ``build`` not a callable returning an AssociativeMemory, ``facts`` not a FactSet, or what
-        the memory's ``write`` and ``read`` refuse.
+        ``build`` not a callable returning a fresh (empty) AssociativeMemory, ``facts`` not a
+        FactSet, or what the memory's ``write`` and ``read`` refuse.
     """
     memory = _built(build)
     _check_facts(facts)
@@ -325,6 +331,18 @@ def timed_recall(build: Callable[[], AssociativeMemory], facts: FactSet) -> tupl
     y = memory.read(facts.keys)
     t2 = time.perf_counter()
     return t1 - t0, t2 - t1, _recalled(y, facts)
+
+
+def _check_searchable(facts: FactSet) -> None:
+    """Refuse a fact set whose capacity search cannot start (the search measures ``F >= 2``)."""
+    if facts.num_facts < 2:
+        raise ValueError(f"capacity searches F in [2, F_max] and needs F_max >= 2 facts; got a fact set of "
+                         f"{facts.num_facts} (draw more facts, e.g. table_facts(d, F_max) with F_max >= 2)")
+    first, second = (int(x) for x in facts.mapping[:2].tolist())
+    if first == second:
+        raise ValueError(f"capacity measures the first F facts for F >= 2, and the first two facts both map "
+                         f"to value row {first}: their subset has one value row, which decoding cannot "
+                         "decide between; order the facts so that facts 0 and 1 map to different value rows")
 
 
 def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: int = 2):
@@ -339,7 +357,10 @@ def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: 
     build : callable
         ``build() -> AssociativeMemory``, a fresh empty memory (same seed every time).
     facts : FactSet
-        The ``F_max`` facts (:func:`table_facts`).
+        The ``F_max`` facts (:func:`table_facts`), ``F_max >= 2``. The search measures the first
+        ``F`` facts (:func:`first_facts`) for ``F >= 2``, decoded against the value rows those
+        facts use, so facts 0 and 1 must map to different value rows (a subset with one value
+        row has nothing to decode against).
     verify : int, default 2
 
     Returns
@@ -351,11 +372,13 @@ def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: 
     Raises
     ------
     ValueError
-        ``build`` not a callable, ``facts`` not a FactSet, ``verify`` not an integer ``>= 0``,
-        or what the memory refuses.
+        ``build`` not a callable, a ``build()`` that returns a memory already holding pairs
+        (not fresh), ``facts`` not a FactSet, ``F_max < 2``, facts 0 and 1 mapped to one value
+        row, ``verify`` not an integer ``>= 0``, or what the memory refuses.
     """
     _check_build(build)
     _check_facts(facts)
+    _check_searchable(facts)
 
     def fails(F: int) -> float:
         return float(recall(_fresh(build, first_facts(facts, F)), first_facts(facts, F)) < 1.0)
@@ -379,8 +402,8 @@ def pairs_at_error(build: Callable[[], AssociativeMemory], facts: FactSet, eps: 
     Raises
     ------
     ValueError
-        An ``eps`` that is not a finite real ``>= 0``, ``build`` not a callable, ``facts`` not a
-        FactSet, or what the memory refuses.
+        An ``eps`` that is not a finite real ``>= 0``, ``build`` not a callable or one whose
+        memory already holds pairs, ``facts`` not a FactSet, or what the memory refuses.
     """
     eps = as_real(eps, "eps", minimum=0.0)
     _check_build(build)

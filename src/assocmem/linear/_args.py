@@ -83,10 +83,20 @@ def checked_result(out: torch.Tensor, what: str, recompute=None, hint: str = "re
     ValueError
         ``"<what> overflows torch.float32 (largest finite value 3.4e+38) ..."``.
     """
-    if not out.is_floating_point() or bool(torch.isfinite(out).all()):
-        return out
+    if not out.is_floating_point() or out.is_meta or bool(torch.isfinite(out).all()):
+        return out  # (a meta tensor has a shape and no values to check)
     if recompute is not None and out.dtype != torch.float64:
         out64 = recompute()
         if bool(torch.isfinite(out64).all()):
             return cast_checked(out64, out.dtype, what)
     raise overflow_error(what, out.dtype, hint)
+
+
+def check_loaded_state(module, incompatible_keys) -> None:
+    """``load_state_dict``'s post hook of the matrix memories: a ValueError naming the state dict
+    when what it loaded is not a state the memory could hold (the module's ``_check_loaded``)."""
+    try:
+        module._check_loaded()
+    except ValueError as err:
+        raise ValueError(f"the state dict loaded into this {type(module).__name__} is not a usable one: "
+                         f"{err}") from None

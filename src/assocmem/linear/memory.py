@@ -43,7 +43,7 @@ from assocmem._checks import as_real, module_input, positive_int
 from assocmem.devices import resolve_device
 from assocmem.dtypes import cast_checked, check_float_dtype
 from assocmem._checks import as_bool
-from assocmem.linear._args import check_beta, checked_result, stable_norms
+from assocmem.linear._args import check_beta, check_loaded_state, checked_result, stable_norms
 
 __all__ = [
     "MatrixMemory",
@@ -168,6 +168,11 @@ class MatrixMemory(nn.Module):
     *written*, not trained, but the writes are ordinary differentiable torch operations, so
     gradients flow through them to the keys and values if those require grad.
 
+    ``device="meta"`` is allowed too: an empty memory (shapes, no storage) to load a
+    ``state_dict`` into with ``load_state_dict(saved, assign=True)``, the torch idiom. It has no
+    values to write or read, nor do meta inputs: :meth:`write` and :meth:`read` refuse them with
+    a ValueError saying so (:meth:`forward` maps meta queries to a meta output of their shape).
+
     Parameters
     ----------
     d_k : int
@@ -208,6 +213,7 @@ class MatrixMemory(nn.Module):
         dev = resolve_device(device, dtype=dtype)
         self.register_buffer("S", torch.zeros(d_v, d_k, dtype=dtype, device=dev))  # (d_v, d_k)
         self.num_pairs = 0  # rows passed to write() since the last reset (passes not counted)
+        self.register_load_state_dict_post_hook(check_loaded_state)
 
     # ------------------------------------------------------------------ conventions
     @property
@@ -276,7 +282,39 @@ class MatrixMemory(nn.Module):
                 setattr(self, name, mine.new_empty(saved.shape))
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
+    def _check_loaded(self) -> None:
+        """The state just loaded is one a memory could hold (``load_state_dict``'s post hook):
+        ``S`` of shape ``(d_v, d_k)``, float32 or float64, finite (no write leaves a non-finite
+        state: they raise first). Subclasses add their own buffers' checks."""
+        S = self.S
+        if tuple(S.shape) != (self.d_v, self.d_k):
+            raise ValueError(f"S must have shape (d_v, d_k) = ({self.d_v}, {self.d_k}); got {_shape(S)}")
+        if not S.is_floating_point():
+            raise ValueError(f"S must be float32 or float64; got dtype {S.dtype}")
+        check_float_dtype(S.dtype, "S dtype")
+        if not S.is_meta and not bool(torch.isfinite(S).all()):
+            raise ValueError("the stored state S has non-finite entries (nan or inf); a memory's writes "
+                             "never leave one (they raise first), so the state dict is corrupt")
+
+    def _check_finite_state(self) -> None:
+        """Raise if the stored state ``S`` is not finite (a corrupt state dict, or ``S`` edited by hand)."""
+        if not bool(torch.isfinite(self.S).all()):
+            raise ValueError("the memory's stored state S has non-finite entries (nan or inf), so every "
+                             "read through them is non-finite; writes never leave such a state, so it was "
+                             "loaded or edited by hand: load a finite state dict, or reset() the memory")
+
     # ------------------------------------------------------------------ validation
+    def _check_not_meta(self, op: str, **tensors: torch.Tensor) -> None:
+        """A write or read needs values: a memory or an input on the meta device is refused."""
+        if self.S.is_meta:
+            raise ValueError(f"cannot {op} a {type(self).__name__} on the meta device: it has shapes and no "
+                             "values (load a state dict into it with load_state_dict(saved, assign=True), "
+                             "or build it on a real device)")
+        for name, x in tensors.items():
+            if x.is_meta:
+                raise ValueError(f"{name} are on the meta device (shapes, no values): {op} needs values; "
+                                 f"pass tensors on a real device (this memory is on {self.device})")
+
     def _check_own_dtype(self) -> None:
         """The state may have been converted after construction (``mem.half()``, ``mem.to(...)``)."""
         if self.S.dtype not in (torch.float32, torch.float64):
@@ -295,6 +333,7 @@ class MatrixMemory(nn.Module):
         require_unit_keys = as_bool(require_unit_keys, "require_unit_keys")
         keys = _as_tensor(keys, "keys")
         values = _as_tensor(values, "values")
+        self._check_not_meta("write", keys=keys, values=values)
         if keys.ndim != 2:
             raise ValueError(
                 f"keys must be 2-D with shape (n, d_k) = (n, {self.d_k}); got shape {_shape(keys)}"
@@ -335,6 +374,7 @@ class MatrixMemory(nn.Module):
     def _check_queries(self, queries) -> torch.Tensor:
         self._check_own_dtype()
         queries = _as_tensor(queries, "queries")
+        self._check_not_meta("read", queries=queries)
         if queries.ndim < 1 or queries.shape[-1] != self.d_k:
             raise ValueError(
                 f"queries must have shape (..., d_k) with d_k={self.d_k}; got shape {_shape(queries)}"
@@ -372,9 +412,11 @@ class MatrixMemory(nn.Module):
         ------
         ValueError
             If ``queries`` is not an array of real numbers, its last dimension is not ``d_k``, it
-            has non-finite entries, a finite query overflows the memory's dtype when cast to it,
-            or the read ``S q`` itself is beyond the dtype's range (it is recomputed in float64
-            first, so only a result that float32 cannot hold raises).
+            or the memory is on the meta device (no values to read), it has non-finite entries, a
+            finite query overflows the memory's dtype when cast to it, the stored state ``S`` is
+            not finite (a corrupt state loaded or edited by hand; the message says so), or the
+            read ``S q`` itself is beyond the dtype's range (it is recomputed in float64 first,
+            so only a result that float32 cannot hold raises).
 
         References
         ----------
@@ -382,8 +424,12 @@ class MatrixMemory(nn.Module):
         """
         queries = self._check_queries(queries)
         out = queries @ self.S.T  # (..., d_k) @ (d_k, d_v) -> (..., d_v)
+        if bool(torch.isfinite(out).all()):
+            return out
+        self._check_finite_state()  # a non-finite state is named as such, not as an overflow
         return checked_result(out, "the read S q", lambda: queries.double() @ self.S.double().T,
-                              "rescale the queries or use dtype=torch.float64")
+                              "rescale the queries" + (" or use dtype=torch.float64"
+                                                       if self.dtype != torch.float64 else ""))
 
     def forward(self, queries: torch.Tensor) -> torch.Tensor:
         """``S q`` for every query, as a module is called: ``(..., d_k) -> (..., d_v)``.
@@ -570,6 +616,28 @@ class LeastSquaresMemory(MatrixMemory):
 
     def _check_setting(self, name: str, value) -> float | None:
         return _tolerance(value, name)
+
+    def _check_loaded(self) -> None:
+        """``S`` as for every memory, and the stored pairs consistent with it: ``stored_keys``
+        ``(n, d_k)`` and ``stored_values`` ``(n, d_v)`` with one ``n`` equal to ``num_pairs``, in
+        ``S``'s dtype and device, finite."""
+        super()._check_loaded()
+        K, V = self.stored_keys, self.stored_values
+        if K.dim() != 2 or K.shape[1] != self.d_k or V.dim() != 2 or V.shape[1] != self.d_v:
+            raise ValueError(f"stored_keys and stored_values must have shapes (n, d_k) = (n, {self.d_k}) and "
+                             f"(n, d_v) = (n, {self.d_v}); got {_shape(K)} and {_shape(V)}")
+        if K.shape[0] != V.shape[0]:
+            raise ValueError(f"stored_keys and stored_values must hold one row per pair; got {K.shape[0]} key "
+                             f"rows and {V.shape[0]} value rows")
+        if K.shape[0] != self.num_pairs:
+            raise ValueError(f"the extra state's num_pairs = {self.num_pairs} disagrees with the "
+                             f"{K.shape[0]} stored pairs")
+        for name, x in (("stored_keys", K), ("stored_values", V)):
+            if x.dtype != self.S.dtype or x.device != self.S.device:
+                raise ValueError(f"{name} must have S's dtype and device ({self.S.dtype} on {self.S.device}); "
+                                 f"got {x.dtype} on {x.device}")
+            if not x.is_meta and not bool(torch.isfinite(x).all()):
+                raise ValueError(f"{name} has non-finite entries (nan or inf)")
 
     def _pinv_keys(self) -> torch.Tensor:
         """``keys^+`` of shape ``(d_k, n)``; its transpose is the seed's ``K^+`` ``(n, d_k)``."""

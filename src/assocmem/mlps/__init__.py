@@ -1,4 +1,4 @@
-"""Part II: fact-storing MLPs (chapters 10-16, seed 001, *MLPs are Hebbians*).
+"""Part II: fact-storing MLPs (chapters 10-17, seed 001, *MLPs are Hebbians*).
 
 A fact is a key mapped to a value; an MLP stores a set of facts when every key decodes to its
 value by an argmax over the value table. This package holds the fact sets, the MLP

@@ -46,7 +46,10 @@ the constructions' random weights and the first training do not change with the 
 Non-monotone accuracy. Accuracy need not increase with ``m`` (each width draws fresh random
 weights). The search (:func:`assocmem.sweeps.smallest_width`) reports a width that reaches 100 %,
 whose predecessor misses and whose next two widths reach 100 % too, and lists every evaluated
-width that missed above a smaller success (``monotone_violations``, ``violation_widths``).
+width that missed above a smaller success (``monotone_violations``, ``violation_widths``). That
+width is an upper bound on the smallest one storing every fact, and it depends on the widths the
+search visits, so on where it starts: overriding ``lo`` (``--set lo=...``) can change it even with
+no violation recorded. Compare results searched from one ``lo`` (every preset uses ``lo = 1``).
 
 Speed. :func:`capacity_search` builds each width with the library's fast constructions and runs
 with torch's threads capped at the cores other processes leave free
@@ -135,6 +138,17 @@ class CapacityConfig:
         not a real ``> 0``, a ``gd_max_alpha`` that is not a real number, ``gd_epochs``,
         ``gd_trainings``, ``lo`` or ``hi`` that are not positive integers, ``lo > hi``, a negative ``verify`` or a non-integer
         ``seed`` (booleans and strings are refused throughout). The fields are stored as given.
+
+    Notes
+    -----
+    ``lo`` is part of the protocol, not a speed knob. The search gallops from ``lo``
+    (:func:`assocmem.sweeps.smallest_width`), so the widths it evaluates, and hence its answer,
+    depend on ``lo``: accuracy is not monotone in ``m`` (each width draws fresh weights), and the
+    reported width is an upper bound on the smallest width storing every fact, which a search
+    started elsewhere can place differently even when neither records a monotonicity violation
+    (an isolated failure or success between the widths one search visits is seen by the other).
+    Results are comparable only at one ``lo``; the seed's protocol, and every preset, searches
+    from ``lo = 1``.
     """
 
     dims: tuple[int, ...]  # embedding widths d
@@ -146,7 +160,7 @@ class CapacityConfig:
     gd_epochs: int = 10000  # GD epochs per width (the paper's 10,000 unless labelled)
     gd_lr: float = 1e-3  # GD initial Adam learning rate (cosine to 1e-6)
     gd_trainings: int = 1  # trainings (initialisations) of GD searched at every GD point
-    lo: int = 1  # smallest width searched
+    lo: int = 1  # smallest width searched; the answer depends on it (see the class docstring)
     hi: int = 65536  # largest width searched (the seed's protocol: [1, 65536])
     verify: int = 2  # widths above the answer that must also reach 100 %
     seed: int = 0  # base seed of fact sets, spike directions and weights
@@ -660,7 +674,8 @@ register_sweep(
     points=capacity_points,
     run_point=capacity_point,
     description="smallest width (W = 3md) storing every fact: GD, NTK, unwhitened, whitened, "
-                "data-dependent; isotropic and spiked (seed 001, Fig. 2c and 11)",
+                "data-dependent; isotropic and spiked (seed 001, Fig. 2c and 11); a searched upper "
+                "bound that depends on the search's start lo (compare runs at one lo)",
 )
 
 

@@ -64,6 +64,23 @@ def _check_unit_rows(name: str, x: torch.Tensor, tol: float = UNIT_NORM_TOL) -> 
         )
 
 
+def _check_distinct_rows(values: torch.Tensor) -> None:
+    """Refuse a value table with two equal rows (strict-argmax decoding could never pick one)."""
+    if values.shape[0] < 2 or values.device.type == "meta":
+        return
+    # a sort over rows: O(V d log V), the price of one decode
+    distinct = torch.unique(values, dim=0).shape[0]
+    if distinct < values.shape[0]:
+        raise ValueError(
+            f"values holds {values.shape[0] - distinct} repeated row(s) ({distinct} distinct of "
+            f"{values.shape[0]}): decoding compares an output with every value row and counts a tie "
+            "as a failure, so a fact mapped to a repeated row can never be recalled; pass each "
+            "distinct value row once and say which one each fact stores with mapping "
+            "(e.g. FactSet(keys, authors, author_of_fact) rather than "
+            "FactSet(keys, authors[author_of_fact], arange(F)))"
+        )
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class FactSet:
     """A set of ``F`` facts ``k_i -> v_{f(i)}`` over a value table of ``V`` rows in ``R^d``.
@@ -73,7 +90,8 @@ class FactSet:
     keys : torch.Tensor, shape ``(F, d)``, floating dtype
         One key per row. Unit rows when ``unit_norm`` is true.
     values : torch.Tensor, shape ``(V, d)``, same dtype and device as ``keys``
-        The value table; decoding compares an output with *every* row.
+        The value table; decoding compares an output with *every* row, so rows must be
+        distinct (equal rows are refused: pass each value once and a ``mapping``).
     mapping : torch.Tensor, shape ``(F,)``, int64
         ``mapping[i]`` is the value row of fact ``i``; entries in ``[0, V)``. Any integer dtype
         is accepted and stored as int64.
@@ -87,7 +105,9 @@ class FactSet:
         non-finite embeddings, float16 / bfloat16 embeddings (the dtype policy of
         :mod:`assocmem.dtypes`: float32 or float64), a non-integer map, map entries outside
         ``[0, V)``, rows off the sphere when ``unit_norm`` is set, a ``unit_norm`` that is not a
-        bool, or tensors on different devices.
+        bool, tensors on different devices, or two equal rows in ``values`` (decoding counts a
+        tie as a failure, so a repeated row could never be recalled: pass distinct value rows
+        and a ``mapping``).
     """
 
     keys: torch.Tensor  # (F, d)
@@ -137,6 +157,7 @@ class FactSet:
         if self.unit_norm:
             _check_unit_rows("keys", k)
             _check_unit_rows("values", v)
+        _check_distinct_rows(v)
         if f is not self.mapping:  # every check passed: store the int64 map
             object.__setattr__(self, "mapping", f)
 

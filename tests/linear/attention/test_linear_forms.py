@@ -107,6 +107,31 @@ def test_integer_inputs_stay_exact_and_booleans_are_refused():
         linear_attention(x.bool(), x.bool(), x.bool())
 
 
+@pytest.mark.parametrize("form", ["parallel", "recurrent", "chunked"])
+def test_integer_overflow_raises_instead_of_wrapping(form):
+    # 1000 * 1000 * 2 (d_k) summed over 3 positions is 6e9: beyond int32, which used to wrap
+    x = torch.full((3, 2), 1000, dtype=torch.int32)
+    with pytest.raises(ValueError, match=r"output \(\w+ form\) is beyond torch.int32's range"):
+        linear_attention(x, x, x, form=form)
+    # int64 inputs whose worst case is beyond int64: refused before computing (it gave 0)
+    big = torch.full((3, 2), 2**40)
+    with pytest.raises(ValueError, match="cannot promise the exact result in torch.int64"):
+        linear_attention(big, big, big, form=form)
+    small = torch.full((3, 2), 3, dtype=torch.int8)
+    with pytest.raises(ValueError, match="beyond torch.int8's range"):
+        linear_attention(small, small, small, form=form)
+    # int8's -128 (whose abs wraps) and a state that overflows while the output fits
+    y = torch.tensor([[-128], [1]], dtype=torch.int8)
+    out, S = linear_attention(y, torch.ones_like(y), torch.ones_like(y), form=form, output_final_state=True)
+    assert out.dtype == S.dtype == torch.int8 and out.tolist() == [[-128], [2]] and S.tolist() == [[2]]
+    with pytest.raises(ValueError, match=r"final state S_T .* beyond torch.int8's range"):
+        linear_attention(torch.zeros_like(y), y, y, form=form, output_final_state=True)
+    # an int32 output whose worst case exceeds int32 but whose exact value fits: computed exactly
+    q, k, v = (torch.tensor(r, dtype=torch.int32) for r in ([[1, 1]], [[50000, -50000]], [[50000]]))
+    got = linear_attention(q, k, v, form=form)
+    assert got.dtype == torch.int32 and got.tolist() == [[0]]
+
+
 def test_input_checks_run_under_the_thread_cap(monkeypatch):
     # The checks' elementwise passes are parallel regions too: under load they must not run on
     # more threads than the forms (issue 19).
@@ -250,3 +275,16 @@ def test_a_final_state_beyond_float32_is_reported(form):
     assert linear_attention(q, k, v, form=form).dtype == torch.float32
     with pytest.raises(ValueError, match=r"final state S_T .* overflows torch\.float32"):
         linear_attention(q, k, v, form=form, output_final_state=True)
+
+
+@pytest.mark.parametrize("form", ["parallel", "recurrent", "chunked"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32])
+def test_meta_tensors_get_shapes_only(form, dtype):
+    # shape inference on the meta device: the value checks are skipped, the shapes still checked
+    q = torch.empty(2, 5, 3, device="meta", dtype=dtype)
+    v = torch.empty(2, 5, 4, device="meta", dtype=dtype)
+    S0 = torch.empty(2, 4, 3, device="meta", dtype=dtype)
+    out, S = linear_attention(q, q, v, form=form, initial_state=S0, output_final_state=True)
+    assert out.is_meta and out.shape == (2, 5, 4) and S.shape == (2, 4, 3)
+    with pytest.raises(ValueError, match="k and v must have the same leading shape"):
+        linear_attention(q, q, v[:, :4], form=form)

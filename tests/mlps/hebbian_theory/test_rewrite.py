@@ -122,3 +122,12 @@ def test_theorem31_study_small():
         assert row.err_fresh <= row.tol and row.err_stored <= row.tol
     with pytest.raises(ValueError):
         ht.theorem31_study(d=4, m=16, F=40, queries=5)
+
+
+def test_the_size_properties_say_what_they_count():
+    # their docstrings were just "F." and "m."
+    from assocmem.mlps.hebbian_theory.rewrite import HebbianRewrite
+
+    for name, words in (("num_stored", ("stored inputs", "F")), ("width", ("hidden width", "m"))):
+        doc = getattr(HebbianRewrite, name).__doc__
+        assert len(doc.split()) > 5 and all(w in doc for w in words), (name, doc)

@@ -69,7 +69,9 @@ def test_accuracy_counts_exact_ties_as_errors():
 def test_accuracy_scans_scores_only_when_they_can_overflow():
     facts = orthonormal_fact_set(2, 3)
     huge = torch.full((2, 3), 1e200, dtype=torch.float64)  # finite outputs, overflowing scores
-    vals = FactSet(facts.keys, torch.full((2, 3), 1e200, dtype=torch.float64), facts.mapping, unit_norm=False)
+    table = torch.full((2, 3), 1e200, dtype=torch.float64)
+    table[1, 2] = -1e200  # two distinct rows (a fact set refuses equal value rows)
+    vals = FactSet(facts.keys, table, facts.mapping, unit_norm=False)
     with pytest.raises(ValueError, match="score_matrix must be finite"):
         M.accuracy_from_outputs(huge, vals)
     with pytest.raises(ValueError, match="score_matrix must be finite"):

@@ -96,3 +96,21 @@ def test_docstrings_cite_public_sources_only(name):
     mod = importlib.import_module(name)
 
     assert "REFERENCE" not in inspect.getsource(mod)
+
+
+@pytest.mark.parametrize("convert, match", [
+    (lambda sd: {k: (v.half() if isinstance(v, torch.Tensor) else v) for k, v in sd.items()}, "float16"),
+    (lambda sd: {**sd, "B": sd["B"].float()}, "must share one dtype"),
+    (lambda sd: {**sd, "G": sd["G"].long()}, "G must be float32 or float64; got dtype torch.int64"),
+    (lambda sd: {**sd, "A": torch.full_like(sd["A"], float("nan"))}, "non-finite"),
+])
+def test_a_loaded_state_dict_is_checked_like_the_constructor(convert, match):
+    from assocmem.mlps.mlp.architectures import BilinearMLP
+    saved = hebbian_mlp(make_fact_set(6, 4, seed=0), 8, whitening="full").state_dict()
+    fresh = BilinearMLP.empty(4, 8, device="meta")
+    # with assign=True the module takes the tensors as they are: refused at the load, named
+    with pytest.raises(ValueError, match=f"state dict loaded into this BilinearMLP.*{match}"):
+        fresh.load_state_dict(convert(saved), assign=True)
+    ok = BilinearMLP.empty(4, 8, device="meta")
+    ok.load_state_dict(saved, assign=True)
+    assert ok.A.dtype == torch.float64

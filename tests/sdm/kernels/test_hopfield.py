@@ -32,6 +32,17 @@ def test_sign_keep():
     assert out.tolist() == [1.0, -1.0, -1.0, 1.0]
 
 
+
+def test_sign_keep_checks_the_current_state():
+    # a zero field keeps the current value, which must therefore be +-1 (it gave [0., 1.])
+    with pytest.raises(ValueError, match=r"current must be a bipolar state \(every entry \+1 or -1\)"):
+        sign_keep(torch.tensor([0.0, 0.0]), torch.tensor([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"current must have the shape of field, \(2,\).*got \(3,\)"):
+        sign_keep(torch.tensor([0.0, 1.0]), torch.ones(3))
+    with pytest.raises(ValueError, match=r"got \(1, 2\)"):  # no silent broadcasting either
+        sign_keep(torch.tensor([[1.0, 0.0], [0.0, -1.0]]), torch.ones(1, 2))
+
+
 def test_hopfield_field_identities():
     n, m = 24, 7
     P = random_binary_patterns(m, n, seed=0, device=CPU)

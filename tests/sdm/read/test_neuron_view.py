@@ -168,3 +168,11 @@ def test_reads_agree_on_cuda():
     gpu = NeuronSDM(n, 2000, d, seed=3, device="cuda").write(P.cuda(), P.cuda()).read(q.cuda(), threshold=True)
     assert torch.equal(cpu, gpu.cpu())
     assert torch.equal(sdm_read(q, P, P, d), sdm_read(q.cuda(), P.cuda(), P.cuda(), d).cpu())
+
+
+def test_the_constructor_has_its_own_docstring():
+    # help(NeuronSDM.__init__) showed torch's "Initialize internal Module state"
+    import inspect
+
+    doc = inspect.getdoc(NeuronSDM.__init__)
+    assert "Module state" not in doc and all(f"``{p}``" in doc for p in ("n", "r", "d", "seed", "device"))

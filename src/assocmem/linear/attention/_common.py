@@ -55,9 +55,10 @@ def _check_qkv(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool, 
 
 
 def _check_finite(named) -> None:
-    """Raise naming the first tensor of ``(name, tensor)`` pairs with a NaN or an infinity."""
+    """Raise naming the first tensor of ``(name, tensor)`` pairs with a NaN or an infinity (a
+    tensor on the meta device has a shape and no values: nothing to check)."""
     for name, x in named:
-        if x.is_floating_point() and not bool(torch.isfinite(x).all()):
+        if x.is_floating_point() and not x.is_meta and not bool(torch.isfinite(x).all()):
             raise ValueError(f"{name} contains non-finite entries (nan or inf)")
 
 

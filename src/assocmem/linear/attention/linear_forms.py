@@ -137,6 +137,54 @@ def _check_initial_state(S0, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) 
     _check_finite([("initial_state", S0)])
 
 
+def _max_abs(x: torch.Tensor) -> int:
+    """``max |x|`` of an integer tensor as a Python int (exact; ``abs`` would wrap at int8's -128)."""
+    if x.numel() == 0:
+        return 0
+    return max(-int(x.min()), int(x.max()))
+
+
+def _integer_dtype_for(q, k, v, S0) -> torch.dtype:
+    """The integer dtype in which every intermediate of the forms is exact, or a ValueError.
+
+    Every entry the forms compute (a score ``k_i^T q_t``, a partial state ``S_0 + sum v_i k_i^T``,
+    an output ``S_t q_t`` or one of their partial sums) is at most, in absolute value,
+    ``B = d_k max|q| (max|S_0| + T max|k| max|v|)`` (or ``d_k max|q| max|k|`` or the state bound,
+    when larger). ``B`` is computed in Python integers (exact). If ``B`` fits the inputs' dtype,
+    that dtype; else int64 if ``B`` fits it (the result is range-checked before the cast back);
+    else an error: integer arithmetic would wrap.
+    """
+    dtype = q.dtype
+    T, d_k = k.shape[-2], k.shape[-1]
+    mq, mk, mv = _max_abs(q), _max_abs(k), _max_abs(v)
+    state = (0 if S0 is None else _max_abs(S0)) + T * mk * mv
+    bound = max(d_k * mq * mk, state, d_k * mq * state)
+    if bound <= torch.iinfo(dtype).max:
+        return dtype
+    if bound <= torch.iinfo(torch.int64).max:
+        return torch.int64
+    raise ValueError(
+        f"integer linear attention cannot promise the exact result in {dtype}: the worst-case entry "
+        f"d_k max|q| (max|S_0| + T max|k| max|v|) = {bound:.3g} exceeds torch.int64's largest value "
+        f"{torch.iinfo(torch.int64).max:.3g}, so the integer sums could wrap; pass smaller integers, or "
+        "floating tensors (float64 rounds but does not wrap)"
+    )
+
+
+def _integer_cast_back(x: torch.Tensor, dtype: torch.dtype, what: str) -> torch.Tensor:
+    """``x`` (exact, int64) cast to ``dtype`` if every entry fits it; else a ValueError."""
+    if x.dtype == dtype:
+        return x
+    info = torch.iinfo(dtype)
+    if x.numel() and (int(x.min()) < info.min or int(x.max()) > info.max):
+        raise ValueError(
+            f"{what} is beyond {dtype}'s range [{info.min}, {info.max}] (exact entries in "
+            f"[{int(x.min())}, {int(x.max())}]); pass a wider integer dtype (torch.int64) or "
+            "floating tensors"
+        )
+    return x.to(dtype)
+
+
 def linear_attention(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -199,7 +247,10 @@ def linear_attention(
     torch.Tensor, shape ``(..., T, d_v)`` (``[B, T, H, d_v]`` with ``layout="BTHK"``)
         The three forms agree up to rounding. Over an empty set of keys (``T = 0``) the sum
         is empty, so every output is ``S_0 q_t`` (zero by default). Integer inputs give the exact
-        integer result.
+        integer result in their dtype: the worst-case entry ``d_k max|q| (max|S_0| + T max|k|
+        max|v|)`` is bounded first (exactly, in Python integers) and, when it exceeds the dtype,
+        the forms run in int64 and the result is range-checked before the cast back; a result
+        outside the dtype, or a bound beyond int64, raises (integer sums never wrap silently).
     tuple of two torch.Tensor
         ``(output, final_state)`` when ``output_final_state`` is True.
 
@@ -213,9 +264,10 @@ def linear_attention(
         shape and ``q``'s dtype and device), a dtype other than float32, float64 or an integer
         type (float16 and bfloat16 are refused, naming the supported dtypes), a NaN or infinity
         in ``q``, ``k``, ``v`` or ``initial_state`` (naming which), or an output or returned
-        state beyond the dtype's range. A float32 result that overflows only in an intermediate
-        sum is recomputed in float64 and cast back; one whose true value is beyond float32's
-        range raises.
+        state beyond the dtype's range (for integer inputs: an exact result outside the
+        dtype, or a worst-case bound beyond int64, which could wrap). A float32 result that
+        overflows only in an intermediate sum is recomputed in float64 and cast back; one whose
+        true value is beyond float32's range raises.
 
     References
     ----------
@@ -260,6 +312,18 @@ def linear_attention(
             )
         if initial_state is not None:
             _check_initial_state(initial_state, q, k, v)
+        dtype = q.dtype
+        if not dtype.is_floating_point and q.device.type != "meta":  # integers: exact or an error
+            wide = _integer_dtype_for(q, k, v, initial_state)
+            if wide != dtype:
+                S0 = None if initial_state is None else initial_state.to(wide)
+                out, S = run(q.to(wide), k.to(wide), v.to(wide), S0)
+                out = _integer_cast_back(out, dtype, f"the linear attention output ({form} form)")
+                if layout == "BTHK":
+                    out = out.transpose(1, 2)
+                if not output_final_state:
+                    return out
+                return out, _integer_cast_back(S, dtype, f"the final state S_T ({form} form)")
         out, S = run(q, k, v, initial_state)
         out = checked_result(out, f"the linear attention output ({form} form)", run64(0),
                              "rescale q, k or v")

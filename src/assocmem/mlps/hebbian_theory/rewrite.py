@@ -230,12 +230,14 @@ class HebbianRewrite:
 
     @property
     def num_stored(self) -> int:
-        """``F``."""
+        """``F``, the number of stored inputs ``x_t`` (rows of :attr:`stored`): the facts whose
+        codes the memory sums, and the ``F`` of ``Sigma = Phi^T Phi / F``."""
         return self.stored.shape[0]
 
     @property
     def width(self) -> int:
-        """``m``."""
+        """``m``, the MLP's hidden width: the length of a feature vector ``phi(x)`` (columns of
+        :attr:`stored_features`), so ``Sigma`` is ``(m, m)``."""
         return self.stored_features.shape[1]
 
     def _phi(self, x, name: str) -> torch.Tensor:

@@ -108,13 +108,40 @@ class FactMLP(nn.Module):
     A ``state_dict`` holds the weights and, as extra state, the construction's record
     (``construction`` and ``info`` where the module has them), so a module built with
     ``empty(...)`` -- on the meta device, without values, or on any device -- and then
-    ``load_state_dict(saved, assign=True)`` is the saved one.
+    ``load_state_dict(saved, assign=True)`` is the saved one. After a load the weights are
+    checked as the constructor checks them (float32 or float64, one dtype and device, finite):
+    ``load_state_dict`` raises a ValueError naming the state dict otherwise.
     """
+
+    def __init__(self) -> None:
+        """The module machinery of every fact memory: ``load_state_dict`` checks what it loads
+        (float32 or float64 weights, one dtype and device, finite). Subclasses take the weights."""
+        super().__init__()
+        self.register_load_state_dict_post_hook(_check_loaded_weights)
 
     @property
     def num_parameters(self) -> int:  # pragma: no cover - abstract
         """Number of real parameters; each subclass states its counting convention."""
         raise NotImplementedError
+
+
+def _check_loaded_weights(module: nn.Module, incompatible_keys) -> None:
+    """After ``load_state_dict``: the weights are what the constructor accepts (float32 or float64,
+    one dtype and one device, finite), or a ValueError naming the state dict.
+
+    With ``assign=True`` the module takes the saved tensors as they are, so a float16 or a
+    mixed-dtype state dict would otherwise load and fail later deep in a matmul.
+    """
+    named = {**dict(module.named_parameters(recurse=False)), **dict(module.named_buffers(recurse=False))}
+    try:
+        for name, w in named.items():
+            if not w.is_floating_point():
+                raise ValueError(f"{name} must be float32 or float64; got dtype {w.dtype}")
+        _weights(named)
+    except ValueError as err:
+        raise ValueError(f"the state dict loaded into this {type(module).__name__} is not a usable one: "
+                         f"{err} (load a state dict saved by a {type(module).__name__}, or convert its "
+                         "tensors to one floating dtype, float32 or float64)") from None
 
 
 @dataclass(frozen=True)

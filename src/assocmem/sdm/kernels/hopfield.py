@@ -61,12 +61,19 @@ def sign_keep(field, current) -> torch.Tensor:
     Raises
     ------
     ValueError
-        If ``field`` has NaN entries (whose sign is undefined) or an input is float16/bfloat16.
+        If ``field`` has NaN entries (whose sign is undefined), ``current`` has an entry other
+        than ``+-1`` or a shape other than ``field``'s, or an input is float16/bfloat16.
     """
     field = _as_tensor(field, "field").to(torch.float64)
     current = _as_tensor(current, "current").to(device=field.device, dtype=torch.float64)
+    if current.shape != field.shape:
+        raise ValueError(f"current must have the shape of field, {tuple(field.shape)} (one state per "
+                         f"unit); got {tuple(current.shape)}")
     if field.numel() and bool(torch.isnan(field).any()):
         raise ValueError("field has NaN entries; its sign is undefined")
+    if current.numel() and not bool(((current == 1) | (current == -1)).all()):
+        raise ValueError("current must be a bipolar state (every entry +1 or -1): a unit with zero "
+                         "field keeps it, and the result must stay +-1")
     return torch.where(field > 0, 1.0, torch.where(field < 0, -1.0, current)).to(torch.float64)
 
 

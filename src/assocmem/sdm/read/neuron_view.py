@@ -89,6 +89,15 @@ class NeuronSDM(nn.Module):
     """
 
     def __init__(self, n, r, d, seed=0, device="auto", chunk_size: int = 16384):
+        """An empty SDM of ``r`` neurons at i.i.d. uniform addresses in ``{0, 1}^n``, radius ``d``.
+
+        ``n`` address bits (``>= 1``), ``r`` neurons (``>= 1``), read and write radius ``d`` in
+        ``[0, n]``; ``seed`` seeds the CPU generator of the addresses (the same neurons on every
+        device), ``device`` places addresses, storage and counts, and ``chunk_size`` neurons are
+        processed at a time. Nothing is stored until :meth:`write`. See the class docstring for
+        the model and the errors raised; :meth:`from_addresses`, :meth:`exhaustive` and
+        :meth:`empty` build the other kinds.
+        """
         super().__init__()
         n, r = _as_int(n, "n"), _as_int(r, "r")
         if n < 1:
