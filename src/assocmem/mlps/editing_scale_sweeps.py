@@ -48,11 +48,14 @@ from assocmem.mlps.editing_sweeps import (
 )
 from assocmem.sweeps.registry import register_sweep
 
-__all__ = ["EditingScaleConfig", "EDITING_SCALE_PRESETS", "EDITORS", "editing_scale_points",
+__all__ = ["EditingScaleConfig", "EDITING_SCALE_PRESETS", "EDITORS", "GRID_FIELDS", "editing_scale_points",
            "editing_scale_point"]
 
 #: What a point can run: swapping and the three weight editors.
 EDITORS = ("swap", "rome", "memit", "alphaedit")
+#: The editor grids a config may set (``FactEditingConfig``'s fields).
+GRID_FIELDS = ("rome_steps", "rome_weight_decay", "memit_steps", "memit_lam", "memit_clip_norm",
+               "alphaedit_steps", "alphaedit_rel_tol", "alphaedit_clip_norm")
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,9 @@ class EditingScaleConfig:
     base_preset : str, default "cpu"
         The ``fact_editing`` preset whose recipe (expert epochs and lr, batch, lr, editor grids,
         dtype, seed) the points use.
+    grids : tuple of (str, tuple), default ()
+        Editor grids that replace the base preset's: ``(field, values)`` pairs with ``field``
+        one of :data:`GRID_FIELDS` (checked by ``FactEditingConfig``).
     trainings : int, default 3
     seed : int, default 0
         The engine's ``seed`` column; the points' seeds are the base preset's (see the module).
@@ -87,7 +93,8 @@ class EditingScaleConfig:
         On construction: an unknown base preset, sizes ``fact_editing`` refuses (``F >= 50``,
         even ``d``), a non-positive width, steps or trainings, a fraction outside ``(0, 0.5]``,
         an unknown or repeated editor or moment, weight editors without a moment, a moment
-        without a weight editor.
+        without a weight editor, a grid field that is not in :data:`GRID_FIELDS` or given
+        twice, or a grid ``FactEditingConfig`` refuses.
     """
 
     num_facts: int
@@ -98,6 +105,7 @@ class EditingScaleConfig:
     editors: tuple[str, ...] = EDITORS
     moments: tuple[str, ...] = ("corpus",)
     base_preset: str = "cpu"
+    grids: tuple[tuple[str, tuple[float, ...]], ...] = ()
     trainings: int = 3
     seed: int = 0
     notes: tuple[str, ...] = field(default=())
@@ -124,6 +132,10 @@ class EditingScaleConfig:
         if bool(weight) != bool(self.moments):
             raise ValueError("moments must be given exactly when a weight editor runs; got editors "
                              f"{self.editors!r}, moments {self.moments!r}")
+        names = [g[0] if isinstance(g, tuple) and len(g) == 2 else None for g in self.grids]
+        if any(n not in GRID_FIELDS for n in names) or len(set(names)) != len(names):
+            raise ValueError(f"grids must be distinct (field, values) pairs with field in {GRID_FIELDS}; "
+                             f"got {self.grids!r}")
         seed_int(self.seed)
         self.fact_config()  # fact_editing's own checks (an odd d, ...)
 
@@ -132,7 +144,7 @@ class EditingScaleConfig:
         return dataclasses.replace(
             FACT_EDITING_PRESETS[self.base_preset], num_facts=self.num_facts, d=self.d,
             experts=(("gd_mse", int(self.m)),), lm_steps=self.lm_steps, fractions=tuple(self.fractions),
-            trainings=self.trainings, notes=())
+            trainings=self.trainings, notes=(), **{k: tuple(v) for k, v in self.grids})
 
 
 _ROOM_NOTE = (
@@ -140,15 +152,22 @@ _ROOM_NOTE = (
     "so that 10 % of the facts (205 edits) is 3.2 edits per hidden unit and the expert has "
     "3 h d / F = 24 parameters per fact, both the source's (1638 edits into h = 512, 24 per fact; "
     "fact_editing's cpu preset: 102 edits into h = 128, 0.8 per unit); the cpu preset's recipe "
-    "and editor grids otherwise (4000 language-model steps), the weight editors with the corpus "
-    "moment (as the editors' papers estimate it); three trainings")
+    "otherwise (4000 language-model steps), the weight editors with the corpus moment (as the "
+    "editors' papers estimate it) on a narrowed grid, to fit a shared CPU: one residual setting "
+    "per editor (the steps the cpu preset's corpus-moment runs picked in 26 of 27 cases) and five "
+    "values of MEMIT's lambda and AlphaEdit's relative threshold around the ones they picked "
+    "(lambda shifted down, as the moment's size per direction grows as 1/h); three trainings")
 
 EDITING_SCALE_PRESETS = {
     "quick": EditingScaleConfig(
         num_facts=64, d=32, m=16, lm_steps=300, fractions=(0.05, 0.25), base_preset="quick",
         moments=("facts", "corpus"), trainings=2,
         notes=("toy scale for CI: fact_editing's quick recipe at h = 16, both moments",)),
-    "room": EditingScaleConfig(num_facts=2048, d=256, m=64, lm_steps=4000, notes=(_ROOM_NOTE,)),
+    "room": EditingScaleConfig(
+        num_facts=2048, d=256, m=64, lm_steps=4000, notes=(_ROOM_NOTE,),
+        grids=(("rome_steps", (10,)), ("memit_steps", (25,)), ("alphaedit_steps", (25,)),
+               ("memit_lam", (1.5, 5.0, 15.0, 50.0, 150.0)),
+               ("alphaedit_rel_tol", (0.1, 0.3, 0.5, 0.7, 0.9)))),
     "rome328": EditingScaleConfig(
         num_facts=1024, d=64, m=128, lm_steps=4000, fractions=(0.32,), editors=("rome",),
         moments=("facts", "corpus"),
