@@ -18,17 +18,19 @@ from assocmem.sweeps import config_to_json, get_sweep, load_results, point_seed
 
 
 def test_registered_presets():
-    assert {"quick", "room", "rome328", "lm16k", "paper"} <= set(get_sweep("editing_scale").presets)
+    assert {"quick", "room", "rome328", "lm8k", "lm16k", "paper"} <= set(get_sweep("editing_scale").presets)
 
 
 def test_room_preset_has_the_sources_room_per_edit():
-    """Seed 001: 1638 edits (10 % of 16,384) into h = 512, 3 h d / F = 24 parameters per fact."""
+    """Seed 001: 1638 edits (10 % of 16,384) into h = 512, 3 h d / F = 24 parameters per fact;
+    the room preset keeps the cpu preset's facts."""
     room, paper = SC.EDITING_SCALE_PRESETS["room"], S.FACT_EDITING_PRESETS["paper"]
     h_src = dict(paper.experts)["gd_mse"]
     src_per_unit = num_edits(paper.num_facts, 0.10) / h_src
     assert round(src_per_unit, 1) == 3.2
     assert round(num_edits(room.num_facts, 0.10) / room.m, 1) == round(src_per_unit, 1)
     assert 3 * room.m * room.d / room.num_facts == 3 * h_src * paper.d / paper.num_facts == 24
+    assert room.num_facts == S.FACT_EDITING_PRESETS["cpu"].num_facts
     assert room.moments == ("corpus",) and set(room.editors) == set(SC.EDITORS)
     assert room.trainings >= 3
     fc = room.fact_config()  # the narrowed grid replaces the cpu preset's
@@ -38,17 +40,19 @@ def test_room_preset_has_the_sources_room_per_edit():
 
 def test_rome_and_lm_presets_are_the_cpu_model():
     cpu = S.FACT_EDITING_PRESETS["cpu"]
-    rome, lm = SC.EDITING_SCALE_PRESETS["rome328"], SC.EDITING_SCALE_PRESETS["lm16k"]
+    rome = SC.EDITING_SCALE_PRESETS["rome328"]
     assert num_edits(rome.num_facts, rome.fractions[0]) == 328 == num_edits(16384, 0.02)
     assert rome.editors == ("rome",)
-    fc = lm.fact_config()
-    assert fc == dataclasses.replace(cpu, lm_steps=4 * cpu.lm_steps, experts=(("gd_mse", 128),),
-                                     notes=())
     assert ("gd_mse", 128) in cpu.experts
-    assert lm.editors == ("swap",) and lm.trainings >= 3
-    # the same seeds as the cpu preset's points
-    for p in SC.editing_scale_points(lm):
-        assert S._point_streams(fc, p) == S._point_streams(cpu, p)
+    for name, times in (("lm8k", 2), ("lm16k", 4)):
+        lm = SC.EDITING_SCALE_PRESETS[name]
+        fc = lm.fact_config()
+        assert fc == dataclasses.replace(cpu, lm_steps=times * cpu.lm_steps,
+                                         experts=(("gd_mse", 128),), notes=())
+        assert lm.editors == ("swap",) and lm.trainings >= 3
+        # the same seeds as the cpu preset's points
+        for p in SC.editing_scale_points(lm):
+            assert S._point_streams(fc, p) == S._point_streams(cpu, p)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -107,7 +111,7 @@ def test_quick_point_runs_every_editor_with_each_moment():
     assert best.r_nf.notna().all() and (rows[rows.editor == "swap"].r_nf > 0).all()
 
 
-@pytest.mark.parametrize("preset", ["room", "rome328", "lm16k"])
+@pytest.mark.parametrize("preset", ["room", "rome328", "lm8k"])
 def test_committed_results_match_the_preset(preset):
     cfg = SC.EDITING_SCALE_PRESETS[preset]
     frame = load_results("editing_scale", preset, config=config_to_json(cfg))

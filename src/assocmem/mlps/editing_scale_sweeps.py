@@ -5,12 +5,15 @@ Three explanations chapter 16 once left untested are each a preset of this sweep
 * ``room``: the room per edit. The source writes 1638 edits (10 % of 16,384 facts) into a GD
   expert of ``h = 512`` hidden units, 3.2 edits per hidden unit, with ``3 h d / F = 24`` expert
   parameters per fact; ``fact_editing``'s ``cpu`` preset keeps the 24 parameters per fact but
-  writes 102 edits into ``h = 128`` (0.8 per unit). ``d = 256``, ``F = 2048``, ``h = 64`` keeps
-  both of the source's ratios (``205 / 64 = 3.2``, ``3 * 64 * 256 / 2048 = 24``).
+  writes 102 edits into ``h = 128`` (0.8 per unit). Both ratios together fix ``d = 256`` and
+  ``h = F / 32``; ``F = 1024``, ``h = 32`` keeps the ``cpu`` preset's facts and edits
+  (``102 / 32 = 3.2``, ``3 * 32 * 256 / 1024 = 24``), so only the room per edit (and ``d``)
+  changes.
 * ``rome328``: ROME after the source's number of sequential edits, 328 (2 % of 16,384), on
   ``fact_editing``'s ``cpu`` base model (``F = 1024``: 32 % of its facts).
-* ``lm16k``: swapping on the ``cpu`` base model trained 4x longer (16,000 language-model steps):
-  does swapping's ``r_NF`` fall with the language model's training length?
+* ``lm8k`` (``lm16k``): swapping on the ``cpu`` base model trained 2x (4x) longer, 8,000
+  (16,000) language-model steps: does swapping's ``r_NF`` fall with the language model's
+  training length?
 
 Each point is one training ``r`` of the GD expert: the point's :class:`~assocmem.mlps.editing_sweeps.FactEditingConfig`
 is the base ``fact_editing`` preset with this config's scale
@@ -18,7 +21,7 @@ is the base ``fact_editing`` preset with this config's scale
 point ``{"expert": "gd_mse", "m": m, "training": r}`` of that config
 (:func:`assocmem.mlps.editing_sweeps.point_base_model`): at the base preset's own scale the
 model is that preset's model (up to the machine's rounding; ``lm16k`` differs only in the
-training length, so its trainings pair with the ``cpu`` ones). Per fraction it runs the listed
+training length, so their trainings pair with the ``cpu`` ones). Per fraction it runs the listed
 editors with ``fact_editing``'s own code (:func:`~assocmem.mlps.editing_sweeps.swap_row`,
 :func:`~assocmem.mlps.editing_sweeps.editor_rows`), the weight editors once per listed
 preserved-key moment. Rows: ``fact_editing``'s columns plus ``moment`` (``"none"`` for the
@@ -148,10 +151,12 @@ class EditingScaleConfig:
 
 
 _ROOM_NOTE = (
-    "the source's room per edit at a CPU size: F = 2048 facts, d = 256, the GD expert at h = 64, "
-    "so that 10 % of the facts (205 edits) is 3.2 edits per hidden unit and the expert has "
-    "3 h d / F = 24 parameters per fact, both the source's (1638 edits into h = 512, 24 per fact; "
-    "fact_editing's cpu preset: 102 edits into h = 128, 0.8 per unit); the cpu preset's recipe "
+    "the source's room per edit at a CPU size: F = 1024 facts (the cpu preset's), d = 256, the "
+    "GD expert at h = 32, so that 10 % of the facts (102 edits) is 3.2 edits per hidden unit and "
+    "the expert has 3 h d / F = 24 parameters per fact, both the source's (1638 edits into "
+    "h = 512, 24 per fact; fact_editing's cpu preset: 102 edits into h = 128, 0.8 per unit; the "
+    "two ratios fix d = 256 and h = F / 32, and F = 1024 rather than 2048 halves the cost on a "
+    "shared CPU and keeps the cpu preset's facts and edits); the cpu preset's recipe "
     "otherwise (4000 language-model steps), the weight editors with the corpus moment (as the "
     "editors' papers estimate it) on a narrowed grid, to fit a shared CPU: one residual setting "
     "per editor (the steps the cpu preset's corpus-moment runs picked in 26 of 27 cases) and five "
@@ -164,7 +169,7 @@ EDITING_SCALE_PRESETS = {
         moments=("facts", "corpus"), trainings=2,
         notes=("toy scale for CI: fact_editing's quick recipe at h = 16, both moments",)),
     "room": EditingScaleConfig(
-        num_facts=2048, d=256, m=64, lm_steps=4000, notes=(_ROOM_NOTE,),
+        num_facts=1024, d=256, m=32, lm_steps=4000, notes=(_ROOM_NOTE,),
         grids=(("rome_steps", (10,)), ("memit_steps", (25,)), ("alphaedit_steps", (25,)),
                ("memit_lam", (1.5, 5.0, 15.0, 50.0, 150.0)),
                ("alphaedit_rel_tol", (0.1, 0.3, 0.5, 0.7, 0.9)))),
@@ -174,11 +179,15 @@ EDITING_SCALE_PRESETS = {
         notes=("ROME after the source's 328 sequential edits (2 % of 16,384) on fact_editing's cpu "
                "base model (its seeds, F = 1024, so 32 % of its facts), with both preserved-key "
                "moments; three trainings",)),
+    "lm8k": EditingScaleConfig(
+        num_facts=1024, d=64, m=128, lm_steps=8000, editors=("swap",), moments=(),
+        notes=("swapping on fact_editing's cpu base model (its seeds, facts and edits) with the "
+               "language model trained 8,000 steps, 2x the cpu preset's 4000 (source: 147,456; 2x, "
+               "not 4x, to fit three trainings on a shared CPU); the cpu preset's trainings are the "
+               "1x baseline; three trainings",)),
     "lm16k": EditingScaleConfig(
         num_facts=1024, d=64, m=128, lm_steps=16000, editors=("swap",), moments=(),
-        notes=("swapping on fact_editing's cpu base model (its seeds, facts and edits) with the "
-               "language model trained 16,000 steps, 4x the cpu preset's 4000 (source: 147,456); "
-               "the cpu preset's trainings are the 1x baseline; three trainings",)),
+        notes=("as lm8k with 16,000 language-model steps, 4x the cpu preset's",)),
     "paper": EditingScaleConfig(
         num_facts=16384, d=256, m=512, lm_steps=18 * 8192, base_preset="paper",
         notes=("the source's scale (fact_editing's paper preset, the GD expert, corpus moment; GPU)",)),
