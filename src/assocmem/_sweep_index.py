@@ -37,6 +37,11 @@ SWEEPS = {
         "description": "fact editing's weight editors rerun with a preserved-key moment from the corpus, not from the preserved facts' own prompts (seed 001, Table 1; ROME, MEMIT, AlphaEdit)",
         "presets": {"quick": 3, "paper": 6, "cpu": 3},
     },
+    "editing_scale": {
+        "module": "assocmem.mlps.editing_scale_sweeps",
+        "description": "fact editing's GD expert at other scales: the source's edits per hidden unit, ROME after 328 sequential edits, swapping against the language model's training length (seed 001, Table 1, Fig. 8)",
+        "presets": {"quick": 2, "room": 3, "rome328": 3, "lm8k": 3, "lm16k": 3, "paper": 3},
+    },
     "fact_editing": {
         "module": "assocmem.mlps.editing_sweeps",
         "description": "fact editing in the one-layer book-author LM: MLP swapping against ROME, MEMIT and AlphaEdit at 2, 5 and 10 % edited facts (seed 001, Table 1, Figs. 8 and 9)",

@@ -49,7 +49,8 @@ from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 
 __all__ = ["FactEditingConfig", "KEY_MOMENTS", "FACT_EDITING_PRESETS", "EDIT_EXPERTS", "PAPER_TABLE1", "TABLE1_COLUMNS",
-           "fact_editing_points", "fact_editing_point", "point_base_model", "editor_settings", "best_rows", "table1",
+           "fact_editing_points", "fact_editing_point", "swap_row", "editor_rows", "point_base_model",
+           "editor_settings", "best_rows", "table1",
            "table1_over_trainings",
            "RERUN_KEYS", "rerun_agreement", "leave_one_training_out", "EditingMomentsConfig",
            "EDITING_MOMENTS_PRESETS", "editing_moments_points", "editing_moments_point", "with_moments"]
@@ -344,22 +345,32 @@ def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[d
     settings = editor_settings(config)
     for j, fraction in enumerate(config.fractions):
         assignment = E.edit_assignment(config.num_facts, fraction, seed=s_edit + j)
-        n = int(assignment.altered.numel())
         ev = E.EditEvaluation(model, corpus, assignment)
-        # the replacement: the base expert's recipe and seed, only the facts differ
-        swapped = E.mlp_swap(model, corpus, assignment.authors, expert, m, seed=E.expert_seed(s_model),
-                             epochs=config.expert_epochs, lr=config.expert_lr, device=device)
-        metrics, unseen = ev.metrics(swapped)
-        rows.append(_row("swap", fraction, None, metrics, unseen, n_edits=n, **base))
+        rows.append(swap_row(config, point, model, corpus, ev, assignment, fraction, base, device))
         preserved = E.prompt_keys(model, corpus, assignment.preserved)
-        rows.extend(_editor_rows(model, corpus, ev, assignment, settings, preserved, fraction, base))
+        rows.extend(editor_rows(model, corpus, ev, assignment, settings, preserved, fraction, base))
     for r in rows:
         if r["editor"] == "swap":
             r["best"] = True
     return rows
 
 
-def _editor_rows(model, corpus, ev, assignment, settings, preserved, fraction, base) -> list[dict]:
+def swap_row(config: FactEditingConfig, point: dict, model, corpus, ev, assignment, fraction: float,
+             base: dict, device) -> dict:
+    """The ``swap`` row of one edit: a new expert of the point's kind, width and seed, built with
+    the config's recipe for the post-edit fact set, swapped in and scored (with ``r_NF``)."""
+    from assocmem.mlps import editing as E
+
+    _, s_model, _, _ = _point_streams(config, point)
+    # the replacement: the base expert's recipe and seed, only the facts differ
+    swapped = E.mlp_swap(model, corpus, assignment.authors, point["expert"], int(point["m"]),
+                         seed=E.expert_seed(s_model), epochs=config.expert_epochs, lr=config.expert_lr,
+                         device=device)
+    metrics, unseen = ev.metrics(swapped)
+    return _row("swap", fraction, None, metrics, unseen, n_edits=int(assignment.altered.numel()), **base)
+
+
+def editor_rows(model, corpus, ev, assignment, settings, preserved, fraction, base) -> list[dict]:
     """One row per weight-editor setting on one edit, protecting ``preserved`` (PromptKeys or a
     moment); ``best`` and ``r_nf`` on each editor's score-best setting (the first of equal scores)."""
     from assocmem.mlps import editing as E
@@ -736,7 +747,7 @@ def editing_moments_point(config: EditingMomentsConfig, point: dict, device) -> 
     for j, fraction in enumerate(base_cfg.fractions):
         assignment = E.edit_assignment(base_cfg.num_facts, fraction, seed=s_edit + j)
         ev = E.EditEvaluation(model, corpus, assignment)
-        rows.extend(_editor_rows(model, corpus, ev, assignment, settings, moment, fraction, base))
+        rows.extend(editor_rows(model, corpus, ev, assignment, settings, moment, fraction, base))
     return [{**r, "moment": "corpus"} for r in rows]
 
 
