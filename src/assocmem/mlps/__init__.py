@@ -34,6 +34,9 @@ editing           fact editing: the book-author language model and its training,
                   ROME, MEMIT and AlphaEdit with learned residuals, the editing metrics
                   (seed 001, Sec. 5.2, App. A.4.5) (chapter 16)
 editing_sweeps    the ``fact_editing`` sweep: Table 1, Figs. 8 and 9 at our scale (chapter 16)
+editing_scale_sweeps  the ``editing_scale`` sweep: fact editing's GD expert at other scales (the
+                  source's room per edit, ROME after 328 sequential edits, a longer-trained
+                  language model) (chapter 16)
 lm_embeddings     a language model's MLP inputs and outputs as fact sets: capture from the book's
                   own language model and from Hugging Face models (Qwen3), sampling (seed 001,
                   App. A.5.3) (chapter 17)
@@ -81,6 +84,7 @@ __all__ = [
     "transformer_capacity_sweeps",
     "editing",
     "editing_sweeps",
+    "editing_scale_sweeps",
     "lm_embeddings",
     "lm_embedding_sweeps",
     "lm_dedup_sweeps",

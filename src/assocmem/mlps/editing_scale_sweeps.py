@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.mlps.editing_sweeps import (
@@ -50,6 +51,9 @@ from assocmem.mlps.editing_sweeps import (
     swap_row,
 )
 from assocmem.sweeps.registry import register_sweep
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["EditingScaleConfig", "EDITING_SCALE_PRESETS", "EDITORS", "GRID_FIELDS", "editing_scale_points",
            "editing_scale_point"]
@@ -199,7 +203,7 @@ def editing_scale_points(config: EditingScaleConfig) -> list[dict]:
     return [{"expert": "gd_mse", "m": int(config.m), "training": r} for r in range(config.trainings)]
 
 
-def editing_scale_point(config: EditingScaleConfig, point: dict, device) -> list[dict]:
+def editing_scale_point(config: EditingScaleConfig, point: dict, device: torch.device) -> list[dict]:
     """Train one base model at the config's scale and run its editors (see the module docstring).
 
     Returns
