@@ -41,7 +41,7 @@ from torch import nn
 
 from assocmem._checks import as_real, module_input, positive_int
 from assocmem.devices import resolve_device
-from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.dtypes import cast_checked, check_float_dtype, resolve_dtype
 from assocmem._checks import as_bool
 from assocmem.linear._args import check_beta, checked_result, stable_norms
 
@@ -174,10 +174,12 @@ class MatrixMemory(nn.Module):
         Key (and query) dimension.
     d_v : int
         Value dimension.
-    dtype : torch.dtype or str, default ``torch.float64``
+    dtype : torch.dtype or str, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Dtype of the state, float32 or float64; inputs are converted to it. A string names a torch dtype
         (``"float64"``, ``"torch.float32"``, ``"double"``).
-    device : str or torch.device, default ``"auto"``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Passed to :func:`assocmem.devices.resolve_device` with ``dtype`` (a float64 memory is
         never placed on MPS, which has no float64).
 
@@ -198,9 +200,10 @@ class MatrixMemory(nn.Module):
         d_k: int,
         d_v: int,
         *,
-        dtype: torch.dtype = torch.float64,
-        device: str | torch.device | None = "auto",
+        dtype: torch.dtype | None = None,
+        device: str | torch.device | None = None,
     ) -> None:
+        dtype = resolve_dtype(dtype)
         super().__init__()
         self.d_k = positive_int("d_k", d_k)
         self.d_v = positive_int("d_v", d_v)
@@ -427,9 +430,11 @@ class OuterProductMemory(MatrixMemory):
         Key (and query) dimension.
     d_v : int
         Value dimension.
-    dtype : torch.dtype or str, default ``torch.float64``
+    dtype : torch.dtype or str, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Dtype of the state, float32 or float64 (a string names a torch dtype, e.g. ``"float64"``).
-    device : str or torch.device, default ``"auto"``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Raises
@@ -516,10 +521,12 @@ class LeastSquaresMemory(MatrixMemory):
         Relative cut-off for small singular values in the pseudoinverse (numpy's ``rcond``).
     atol : float or None, default None
         Absolute cut-off for small singular values.
-    dtype : torch.dtype or str, default ``torch.float64``
+    dtype : torch.dtype or str, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Dtype of the state and of the stored pairs, float32 or float64 (a string names a torch dtype). float64 is advised: ``G^{-1}`` amplifies
         rounding by the condition number of the keys.
-    device : str or torch.device, default ``"auto"``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Attributes
@@ -557,9 +564,11 @@ class LeastSquaresMemory(MatrixMemory):
         *,
         rtol: float | None = None,
         atol: float | None = None,
-        dtype: torch.dtype = torch.float64,
-        device: str | torch.device | None = "auto",
+        dtype: torch.dtype | None = None,
+        device: str | torch.device | None = None,
     ) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
         self.rtol = rtol
@@ -707,9 +716,11 @@ class DeltaRuleMemory(MatrixMemory):
         Value dimension.
     beta : float, default 1.0
         Writing strength (learning rate), in ``(0, 1]``.
-    dtype : torch.dtype or str, default ``torch.float64``
+    dtype : torch.dtype or str, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Dtype of the state, float32 or float64 (a string names a torch dtype, e.g. ``"float64"``).
-    device : str or torch.device, default ``"auto"``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Raises
@@ -734,9 +745,11 @@ class DeltaRuleMemory(MatrixMemory):
         d_v: int,
         beta: float = 1.0,
         *,
-        dtype: torch.dtype = torch.float64,
-        device: str | torch.device | None = "auto",
+        dtype: torch.dtype | None = None,
+        device: str | torch.device | None = None,
     ) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         self.beta = check_beta(beta)
 
