@@ -99,7 +99,7 @@ class EditingLMConfig:
         as_int(self.router_hidden, "router_hidden", minimum=1)
         as_real(self.rope_base, "rope_base", minimum=0.0, strict_min=True)
         as_real(self.norm_eps, "norm_eps", minimum=0.0)
-        object.__setattr__(self, "dtype", resolve_dtype(self.dtype))
+        object.__setattr__(self, "dtype", check_float_dtype(resolve_dtype(self.dtype)))
 
 
 def kaiming_embedding(vocab_size: int, d: int, seed: int = 0, dtype: torch.dtype | None = None) -> torch.Tensor:

@@ -108,7 +108,7 @@ class TransformerConfig:
         object.__setattr__(self, "d", as_int(self.d, "d", minimum=2))
         object.__setattr__(self, "attention_residual", as_bool(self.attention_residual, "attention_residual"))
         object.__setattr__(self, "freeze_value_output", as_bool(self.freeze_value_output, "freeze_value_output"))
-        object.__setattr__(self, "dtype", resolve_dtype(self.dtype))
+        object.__setattr__(self, "dtype", check_float_dtype(resolve_dtype(self.dtype)))
         object.__setattr__(self, "norm_eps", as_real(self.norm_eps, "norm_eps", minimum=0.0))
         object.__setattr__(self, "init_std", as_real(self.init_std, "init_std", minimum=0.0, strict_min=True))
 
