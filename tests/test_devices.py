@@ -9,7 +9,7 @@ from assocmem.devices import resolve_device
 def test_auto_device_is_available_here():
     dev = resolve_device("auto")
     assert dev.type in ("cpu", "cuda", "mps")
-    assert resolve_device(None) == dev
+    assert resolve_device(None) == torch.get_default_device()
     assert resolve_device(torch.device("cpu")) == torch.device("cpu")
 
 
@@ -79,8 +79,8 @@ def test_mps_by_name_with_float64_is_a_clear_error(a_mac):
     for request in ("mps", "mps:0", torch.device("mps")):
         with pytest.raises(ValueError, match=r"cannot compute in torch\.float64 .*dtype=torch\.float32"):
             resolve_device(request, dtype=torch.float64)
-    with pytest.raises(ValueError, match="dtype must be a torch.dtype"):
-        resolve_device("cpu", dtype="float64")
+    # a dtype that is not a torch.dtype (a name a memory also takes) is the caller's to check
+    assert resolve_device("cpu", dtype="float64") == torch.device("cpu")
 
 
 def test_float64_memories_and_fact_sets_pass_their_dtype(a_mac):

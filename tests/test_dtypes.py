@@ -29,5 +29,5 @@ def test_a_cast_that_overflows_is_reported_as_overflow():
         cast_checked(x, torch.float32, "keys")
     ok = cast_checked(torch.tensor([1.0, 2.0], dtype=torch.float64), torch.float32, "keys")
     assert ok.dtype == torch.float32 and ok.tolist() == [1.0, 2.0]
-    same = torch.ones(3)
+    same = torch.ones(3, dtype=torch.float32)
     assert cast_checked(same, torch.float32, "keys") is same

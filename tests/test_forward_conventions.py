@@ -47,6 +47,7 @@ def test_forward_does_not_cast_and_says_so(name):
         module(torch.ones(3, 8, dtype=torch.int64))
 
 
+@pytest.mark.float32_default  # written for torch's default float32 tensors
 @pytest.mark.parametrize("name", list(_modules()))
 def test_a_float32_module_in_a_float32_model(name):
     module = _modules()[name].float()

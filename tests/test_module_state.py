@@ -63,8 +63,8 @@ def _ssfr():
     return SSFRTransformer(SSFR_CONFIG, embedding_table(TASK, 16, seed=0), _bilinear(16, 5), task=TASK, seed=3)
 
 
-def _ssfr_empty(device):  # built from the defaults: the saved config and task replace them
-    return SSFRTransformer.empty(TransformerConfig(d=16), TASK, BilinearMLP.empty(16, 5, device=device),
+def _ssfr_empty(device):  # the saved dtype (a load without assign keeps the receiver's); the saved config and task replace the rest
+    return SSFRTransformer.empty(TransformerConfig(d=16, dtype=torch.float32), TASK, BilinearMLP.empty(16, 5, device=device),
                                  device=device)
 
 

@@ -99,6 +99,11 @@ def test_generated_cells_are_current(md, ipynb):
     )
     assert booktools.INSTALL_TAG in first.metadata.get("tags", []), "the install cell must be hidden in the book"
     assert first.outputs == [], "the install cell must do nothing outside Colab"
+    setup = _code_cells(nb)[1]
+    assert setup.source == booktools.setup_cell_source(), (
+        f"{ipynb.name}: the second code cell must be the float64 setup cell; run `python tools/booktools.py sync-boilerplate`"
+    )
+    assert booktools.SETUP_TAG in setup.metadata.get("tags", []) and setup.outputs == []
 
 
 @pytest.mark.parametrize("md,ipynb", PAIRS, ids=IDS)

@@ -60,13 +60,14 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def machine_info(device: str | torch.device = "cpu", num_threads: int | None = 1, *,
+def machine_info(device: str | torch.device | None = None, num_threads: int | None = 1, *,
                  load_average: bool = False) -> dict[str, str]:
     """Where timings were taken: processor, cores, threads, accelerator, software versions.
 
     Parameters
     ----------
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         The device timed (resolved with :func:`assocmem.devices.resolve_device`).
     num_threads : int or None, default 1
         CPU threads used while timing (``None``: torch's current setting).

@@ -1,4 +1,6 @@
-"""Device selection shared by every module: ``device="auto"`` picks CUDA, then MPS, then CPU.
+"""Device selection shared by every module: ``device=None`` (the default of every public
+signature) is torch's default device, ``torch.get_default_device()``, as in torch; the explicit
+``device="auto"`` picks CUDA, then MPS, then CPU.
 
 MPS has no float64: :func:`resolve_device` given ``dtype=torch.float64`` skips it under
 ``"auto"`` and refuses it when it is asked for by name.
@@ -20,18 +22,21 @@ from numbers import Integral
 
 import torch
 
-__all__ = ["resolve_device", "check_cpu_generator", "torch_threads"]
+__all__ = ["resolve_device", "check_cpu_generator", "torch_threads", "uniform_on_cpu_"]
 
 _KNOWN = ("auto", "cpu", "cuda", "mps")
 
 
-def resolve_device(device: str | torch.device | None = "auto", *, dtype: torch.dtype | None = None) -> torch.device:
+def resolve_device(device: str | torch.device | None = None, *, dtype: torch.dtype | None = None) -> torch.device:
     """Turn a device request into a :class:`torch.device`.
 
     Parameters
     ----------
     device : str, torch.device or None
-        ``"auto"`` (or ``None``) picks CUDA if available, then Apple MPS, then the CPU.
+        ``None`` is torch's default device (``torch.get_default_device()``: the CPU unless the
+        caller's process set another with :func:`torch.set_default_device`); the library's
+        ``device=None`` defaults all resolve here. ``"auto"`` picks CUDA if available, then
+        Apple MPS, then the CPU.
         ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"mps"`` (and ``"cpu:0"``, ``"mps:0"``) are passed
         through after checking the backend exists. A :class:`torch.device` is returned as it is,
         after the same check for CUDA and MPS. ``"meta"`` is torch's meta device: tensors with a
@@ -40,6 +45,7 @@ def resolve_device(device: str | torch.device | None = "auto", *, dtype: torch.d
     dtype : torch.dtype, optional
         The dtype the caller will compute in. ``torch.float64``: ``"auto"`` skips MPS (Apple
         GPUs have no float64; CUDA, else the CPU), and an MPS device asked for by name is refused.
+        Any other value changes nothing (the caller checks its own dtype argument).
 
     Returns
     -------
@@ -50,20 +56,19 @@ def resolve_device(device: str | torch.device | None = "auto", *, dtype: torch.d
     ValueError
         If ``device`` is not a string, a :class:`torch.device` or ``None``; if the name is not
         one of ``auto``, ``cpu``, ``cuda``, ``mps`` (names are case-sensitive, without spaces); if
-        its index is not a non-negative integer (``"cuda:x"``, ``"cpu:-1"``, ``"auto:0"``); if
-        ``dtype`` is neither ``None`` nor a :class:`torch.dtype`; or if an MPS device is asked for
+        its index is not a non-negative integer (``"cuda:x"``, ``"cpu:-1"``, ``"auto:0"``); or if an MPS device is asked for
         with ``dtype=torch.float64`` (the message names float32 and the CPU).
     RuntimeError
         If a CUDA or MPS device is requested but not available on this machine, or ``cuda:N``
         names a GPU this machine does not have.
     """
-    if dtype is not None and not isinstance(dtype, torch.dtype):
-        raise ValueError(f"dtype must be a torch.dtype or None; got {dtype!r}")
-    wide = dtype == torch.float64
+    wide = isinstance(dtype, torch.dtype) and dtype == torch.float64
+    if device is None:
+        device = torch.get_default_device()
     if isinstance(device, torch.device):
         _check_available(device, repr(device))
         return _check_float64(device, repr(device), wide)
-    if device is None or (isinstance(device, str) and device == "auto"):
+    if isinstance(device, str) and device == "auto":
         if torch.cuda.is_available():
             return torch.device("cuda")
         mps = getattr(torch.backends, "mps", None)
@@ -130,6 +135,24 @@ def check_cpu_generator(generator: torch.Generator, name: str = "seed") -> torch
     return generator
 
 
+def uniform_on_cpu_(out: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """Fill ``out`` with uniform ``[0, 1)`` draws made on the CPU from ``generator``; return ``out``.
+
+    The library's rule for random draws (module docstring): on a CPU tensor the draw is made in
+    place; on another device it is made in a CPU tensor of the same shape and dtype and copied, so
+    a seed gives the same numbers on every device.
+
+    Raises
+    ------
+    ValueError
+        If ``generator`` is not a CPU :class:`torch.Generator` (:func:`check_cpu_generator`).
+    """
+    check_cpu_generator(generator, "generator")
+    if out.device.type == "cpu":
+        return out.uniform_(0.0, 1.0, generator=generator)
+    return out.copy_(torch.empty(out.shape, dtype=out.dtype).uniform_(0.0, 1.0, generator=generator))
+
+
 def _check_available(device: torch.device, shown: str) -> None:
     """RuntimeError if ``device`` is CUDA or MPS and this machine cannot run it."""
     if device.type == "cuda":
@@ -144,7 +167,7 @@ def _check_available(device: torch.device, shown: str) -> None:
 
 
 @contextlib.contextmanager
-def torch_threads(num_threads: int | None, device: str | torch.device | None = "cpu"):
+def torch_threads(num_threads: int | None, device: str | torch.device | None = None):
     """Run a block with ``torch.set_num_threads(num_threads)``, then restore the previous count.
 
     Small reads and solves often run faster on one thread than on an OpenMP team competing with
@@ -154,8 +177,8 @@ def torch_threads(num_threads: int | None, device: str | torch.device | None = "
     ----------
     num_threads : int or None
         Threads for the block, ``>= 1``; ``None`` leaves torch's setting alone.
-    device : str, torch.device or None, default "cpu"
-        Only a CPU device changes anything (threads do not matter to CUDA or MPS kernels);
+    device : str, torch.device or None
+        ``None`` is torch's default device. Only a CPU device changes anything (threads do not matter to CUDA or MPS kernels);
         resolved with :func:`resolve_device`.
 
     Raises

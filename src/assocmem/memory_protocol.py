@@ -58,7 +58,7 @@ import math
 import torch
 
 from assocmem.devices import resolve_device
-from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.dtypes import cast_checked, check_float_dtype, resolve_dtype
 from assocmem._checks import positive_int
 
 __all__ = [
@@ -216,9 +216,11 @@ class AssociativeMemory(abc.ABC):
     ----------
     d_k, d_v : int
         Key and value dimensions, ``>= 1``.
-    dtype : torch.dtype, default torch.float64
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         float32 or float64.
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Resolved with :func:`assocmem.devices.resolve_device` for ``dtype`` (``"auto"`` picks CUDA,
         MPS, CPU; MPS is skipped for float64, which it cannot compute in, and refused by name).
 
@@ -237,7 +239,8 @@ class AssociativeMemory(abc.ABC):
 
     name: str = "memory"
 
-    def __init__(self, d_k: int, d_v: int, *, dtype: torch.dtype = torch.float64, device="cpu") -> None:
+    def __init__(self, d_k: int, d_v: int, *, dtype: torch.dtype | None = None, device=None) -> None:
+        dtype = resolve_dtype(dtype)
         self.d_k = positive_int("d_k", d_k)
         self.d_v = positive_int("d_v", d_v)
         self.dtype = check_float_dtype(dtype)

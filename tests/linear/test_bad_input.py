@@ -137,7 +137,7 @@ ERRORS = [
     (linear_attention, (Q, _with(K, (0, 0), NAN), V), {}, ValueError, "k contains non-finite"),
     (linear_attention, (Q.bfloat16(), K.bfloat16(), V.bfloat16()), {}, ValueError, r"torch\.bfloat16 is not supported"),
     (linear_attention, (Q, K, V), {"chunk_size": 2.0, "form": "chunked"}, ValueError, "chunk_size must be an integer"),
-    (linear_attention, (torch.full((2, 2), 1e20), torch.full((2, 2), 1e20), torch.ones(2, 2)), {}, ValueError,
+    (linear_attention, (torch.full((2, 2), 1e20, dtype=F32), torch.full((2, 2), 1e20, dtype=F32), torch.ones(2, 2, dtype=F32)), {}, ValueError,
      r"linear attention output .* overflows torch\.float32"),
     (causal_mask, (2.5,), {}, ValueError, "T must be an integer, got 2.5"),
     (causal_mask, (-1,), {}, ValueError, "T must be non-negative"),
@@ -240,7 +240,8 @@ VALUES = [
     (_kv_huge, t(1.0, dtype=F32)),
     (lambda: softmax_attention(Q[:0], K[:0], V[:0]).shape, (0, 2)),  # no queries, nothing to compute
     (lambda: linear_attention(Q, K[:0], V[:0], causal=False), torch.zeros(3, 2, dtype=F64)),  # sum over nothing
-    (lambda: linear_attention(torch.full((2, 2), 1e-20), torch.full((2, 2), 1e20), torch.full((2, 2), 1e20),
+    (lambda: linear_attention(torch.full((2, 2), 1e-20, dtype=F32), torch.full((2, 2), 1e20, dtype=F32),
+                      torch.full((2, 2), 1e20, dtype=F32),
                               form="recurrent"), t([2e20, 2e20], [4e20, 4e20], dtype=F32)),  # state 1e40 overflows
     (lambda: _written_f32().read(t(1e19, -1e19, dtype=F32)), t(0.0, dtype=F32)),  # products inf, read 0
     (lambda: _coherence(1e200), 1 / math.sqrt(2)),  # norms of 1e200 keys overflow; cosines do not

@@ -350,9 +350,10 @@ def test_dtype_may_be_named():
         OuterProductMemory(3, 2, dtype=torch.complex128, device="cpu")
     with pytest.raises(ValueError, match="does not name a torch dtype"):
         LeastSquaresMemory(3, 2, dtype="float65", device="cpu")
-    for bad in (64, None, np.float64):
+    for bad in (64, np.float64):
         with pytest.raises(TypeError, match="torch.dtype or the name of one"):
             DeltaRuleMemory(3, 2, dtype=bad, device="cpu")
+    assert DeltaRuleMemory(3, 2, device="cpu").S.dtype == torch.get_default_dtype()  # None: torch's
 
 
 def test_least_squares_tolerances_must_be_numbers():
@@ -418,6 +419,7 @@ def test_a_cast_that_overflows_is_reported_as_overflow_not_as_non_finite():
     assert mem.num_pairs == 0 and torch.count_nonzero(mem.S) == 0
 
 
+@pytest.mark.float32_default  # written for torch's default float32 tensors
 def test_a_read_that_overflows_float32_is_recomputed_or_refused():
     mem = OuterProductMemory(2, 1, dtype=torch.float32, device="cpu").write(torch.tensor([[1e19, 1e19]]),
                                                                            torch.tensor([[1e19]]))
@@ -500,6 +502,7 @@ def test_huge_finite_keys_are_named_with_their_norm():
                                                     require_unit_keys=True)
 
 
+@pytest.mark.float32_default  # written for torch's default float32 tensors
 def test_gram_matrix_dtype_policy_and_overflow():
     with pytest.raises(ValueError, match=r"keys dtype torch\.float16 is not supported"):
         gram_matrix(torch.ones(2, 3, dtype=torch.float16))

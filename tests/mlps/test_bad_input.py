@@ -176,7 +176,8 @@ BAD = [
                  "keys overflows torch.float32", id="factset-to-overflow"),
     pytest.param(solve_factor, (KEYS, Y, W, FACTS.targets), {"metric": -torch.eye(8, dtype=F64)},
                  "conjugate gradients broke down", id="solve-factor-indefinite-metric"),
-    pytest.param(train_mlp, (FACTS, 4), {"epochs": 20, "lr": 1e30, "device": "cpu"}, "training diverged",
+    pytest.param(train_mlp, (FACTS, 4), {"epochs": 20, "lr": 1e30, "device": "cpu", "dtype": torch.float32},
+                 "training diverged",
                  id="train-diverges"),
     # --- a bool or a string where a real number is documented ---------------------------------
     pytest.param(spike, (KEYS, True, random_direction(8)), {}, "beta must be a real number", id="spike-beta-bool"),
@@ -589,7 +590,7 @@ BAD = [
                  id="i31-distinct-seen-list"),
     pytest.param(HF.decoder_layers, (torch.nn.Linear(2, 2),), {}, "no decoder blocks", id="i31-decoder-layers-linear"),
     pytest.param(HF.capture_from_folder, (".", [[1, 2, 3]]), {"seq_len": 0}, "seq_len", id="i31-capture-folder-seq"),
-    pytest.param(HF.load_causal_lm, (".",), {"device": "tpu"}, "torch device", id="i31-hf-load-unknown-device"),
+    pytest.param(HF.load_causal_lm, (".",), {"device": "tpu"}, "unknown device", id="i31-hf-load-unknown-device"),
     # issue 31, closing audit: the public names of transformer and editing that had no row
     pytest.param(lambda: TR.ssfr_batch(SSFR, SSFR_MAP, 2, torch.Generator()).to("tpu"), (), {}, "unknown device",
                  id="i31-ssfr-batch-to-unknown-device"),
@@ -768,7 +769,7 @@ def test_diverging_training_leaves_the_facts_unchanged():
     facts = make_fact_set(8, 4, seed=4)
     before = _snapshot(facts.keys, facts.values, facts.mapping)
     with pytest.raises(ValueError, match="diverged"):
-        train_mlp(facts, 4, epochs=20, lr=1e30, device="cpu")
+        train_mlp(facts, 4, epochs=20, lr=1e30, device="cpu", dtype=torch.float32)
     assert _unchanged(before, facts.keys, facts.values, facts.mapping)
 
 

@@ -288,7 +288,7 @@ ERRORS = [
      ValueError, "train_levels must be a finite real number, got '9'"),
     (train_projection, (torch.tensor(IMAGES, dtype=F16),), {"n_out": 8, "d": 3, "epochs": 1, "device": CPU},
      ValueError, r"train_images dtype torch\.float16 is not supported"),
-    (train_projection, (IMAGES,), {"n_out": 8, "d": 3, "epochs": 2, "lr": 1e38, "device": CPU},
+    (train_projection, (IMAGES,), {"n_out": 8, "d": 3, "epochs": 2, "lr": 1e38, "device": CPU, "dtype": F32},
      ValueError, r"training diverged: the Adam step overflows torch\.float32 \(lr = 1e\+38 is too large\)"),
     # ---- trained models (chapter 37)
     (RecallConfig, (), {"n": 64, "heads": 3}, ValueError, "n = 64 is not a multiple of heads = 3"),
@@ -471,7 +471,7 @@ def _binary_attention_rule_f32():
 # (callable, expected): edge cases whose contract is a value, not an error.
 VALUES = [
     # softmax in SDM notation with a beta so large that beta * cos overflows float32: the limit
-    (lambda: sdm.attention_weights(U4[:1].float(), U4.float(), 1e39), torch.tensor([[1.0, 0.0, 0.0, 0.0]])),
+    (lambda: sdm.attention_weights(U4[:1].float(), U4.float(), 1e39), torch.tensor([[1.0, 0.0, 0.0, 0.0]], dtype=F32)),
     (lambda: sdm.attention_weights(U4[:1], U4, -1e308), torch.tensor([[0.0, 1 / 3, 1 / 3, 1 / 3]], dtype=F64)),
     (lambda: sdm.attention_weights(U4[:1], U4, 1e308), torch.tensor([[1.0, 0.0, 0.0, 0.0]], dtype=F64)),
     # float32 rows of 1e20: their squared norm overflows, the unit vectors do not
@@ -479,7 +479,8 @@ VALUES = [
      torch.tensor([[0.5, 0.5]])),
     (lambda: sdm.sphere_hamming(torch.full((4,), 1e20), torch.full((4,), 1e20)), torch.tensor(0.0)),
     (lambda: sdm.rotate_to_cosine(torch.full((1, 4), 1e20), 1.0), torch.full((1, 4), 0.5)),
-    (lambda: _rule("Cont_SDM", 4, 1, dtype=F32)(torch.full((1, 4), 1e20), U4.float()), torch.full((1, 4), 0.5)),
+    (lambda: _rule("Cont_SDM", 4, 1, dtype=F32)(torch.full((1, 4), 1e20, dtype=F32), U4.float()),
+     torch.full((1, 4), 0.5, dtype=F32)),
     (lambda: cosine_to_target(torch.full((1, 2), 1e200, dtype=F64), torch.ones(1, 2, dtype=F64), "continuous"),
      torch.tensor([1.0], dtype=F64)),
     (_binary_attention_rule_f32, P8[:1].float()),  # a large but representable beta: the nearest pattern

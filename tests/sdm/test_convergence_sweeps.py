@@ -38,7 +38,7 @@ def test_point_summary_equals_the_full_experiment():
     full = conv.convergence_experiment(n=st.n, m=st.m, radii=st.radii, levels=st.levels,
                                        num_queries=st.num_queries, num_datasets=st.num_datasets,
                                        num_repeats=st.num_repeats, r=st.r, seed=TINY.seed,
-                                       show_progress=False)
+                                       dtype=getattr(torch, TINY.dtype), show_progress=False)
     rows = pd.DataFrame(convergence_point(TINY, {"setting": "n=16", "level": 3}, torch.device("cpu")))
     assert len(rows) == len(conv.ALGORITHMS) * len(st.radii)
     sub = full[full["level"] == 3]

@@ -64,6 +64,8 @@ from assocmem.sdm.kernels.hopfield import sign_keep
 from assocmem.sdm.read.attention import attention_read
 from assocmem.sdm.read.hamming import sign_binarize
 from assocmem.sdm.read.neuron_view import NeuronSDM
+from assocmem.dtypes import resolve_dtype
+from assocmem.devices import resolve_device
 
 #: The MLP memories of Part II, by the names of :data:`assocmem.mlps.capacity_sweeps.METHODS`. (The
 #: builders are imported when an MLP is written: importing that sweep module registers the sweeps,
@@ -125,7 +127,9 @@ class MatrixAdapter(AssociativeMemory):
     RULES = ("outer_product", "least_squares", "delta_rule")
 
     def __init__(self, d_k: int, d_v: int, rule: str = "outer_product", *, beta: float = 1.0, passes: int = 1,
-                 dtype=torch.float64, device="cpu") -> None:
+                 dtype=None, device=None) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         if rule not in self.RULES:
             raise ValueError(f"unknown rule {rule!r}; valid rules: {', '.join(self.RULES)}")
@@ -177,7 +181,9 @@ class LinearAttentionState(AssociativeMemory):
 
     name = "linear_attention"
 
-    def __init__(self, d_k: int, d_v: int, *, dtype=torch.float64, device="cpu") -> None:
+    def __init__(self, d_k: int, d_v: int, *, dtype=None, device=None) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         self.decoder = LinearAttentionDecoder(d_k, d_v, dtype=self.dtype, device=self.device)
 
@@ -242,7 +248,9 @@ class SoftmaxCache(_PairStore):
 
     name = "softmax_cache"
 
-    def __init__(self, d_k: int, d_v: int, *, scale: float | None = None, dtype=torch.float64, device="cpu") -> None:
+    def __init__(self, d_k: int, d_v: int, *, scale: float | None = None, dtype=None, device=None) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         self.scale = None if scale is None else as_real(scale, "scale")
         self._reset()
@@ -289,7 +297,9 @@ class MLPAdapter(AssociativeMemory):
     """
 
     def __init__(self, d: int, m: int, method: str = "whitened", seed: int = 0, *, epochs: int = 10000,
-                 lr: float = 1e-3, dtype=torch.float64, device="cpu") -> None:
+                 lr: float = 1e-3, dtype=None, device=None) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d, d, dtype=dtype, device=device)
         if method not in MLP_METHODS:
             hint = (f" ({method!r} is the memory's name in make_memory; its method is {method[4:]!r})"
@@ -387,7 +397,9 @@ class BinarySDM(AssociativeMemory):
     name = "binary_sdm"
 
     def __init__(self, d_k: int, d_v: int, r: int, *, radius: int | None = None, active: float = 16.0, seed: int = 0,
-                 dtype=torch.float64, device="cpu") -> None:
+                 dtype=None, device=None) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         self.r = positive_int("r", r)
         self.radius = sdm_radius(d_k, self.r, active) if radius is None else as_int(radius, "radius", minimum=0)
@@ -440,7 +452,9 @@ class ContinuousSDM(_PairStore):
 
     name = "continuous_sdm"
 
-    def __init__(self, d_k: int, d_v: int, *, radius: int | None = None, dtype=torch.float64, device="cpu") -> None:
+    def __init__(self, d_k: int, d_v: int, *, radius: int | None = None, dtype=None, device=None) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         if d_k < 2:
             raise ValueError(f"continuous SDM needs d_k >= 2; got {d_k}")
@@ -494,7 +508,9 @@ class ClassicalHopfield(AssociativeMemory):
 
     name = "hopfield"
 
-    def __init__(self, d_k: int, d_v: int, *, steps: int = 5, dtype=torch.float64, device="cpu") -> None:
+    def __init__(self, d_k: int, d_v: int, *, steps: int = 5, dtype=None, device=None) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         self.steps = as_int(steps, "steps", minimum=0)
         self._reset()
@@ -549,8 +565,10 @@ class ModernHopfield(_PairStore):
 
     name = "modern_hopfield"
 
-    def __init__(self, d_k: int, d_v: int, *, beta: float = 16.0, steps: int = 1, dtype=torch.float64,
-                 device="cpu") -> None:
+    def __init__(self, d_k: int, d_v: int, *, beta: float = 16.0, steps: int = 1, dtype=None,
+                 device=None) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         self.beta = as_real(beta, "beta", minimum=0.0, strict_min=True)
         self.steps = as_int(steps, "steps", minimum=0)
@@ -669,7 +687,7 @@ _OPTIONS = {cls: _keyword_options(cls) for cls in (MatrixAdapter, LinearAttentio
                                                      BinarySDM, ContinuousSDM, ClassicalHopfield, ModernHopfield)}
 
 
-def make_memory(name: str, d: int, size: int | None = None, seed: int = 0, *, dtype=torch.float64, device="cpu",
+def make_memory(name: str, d: int, size: int | None = None, seed: int = 0, *, dtype=None, device=None,
                 **options) -> AssociativeMemory:
     """Build the memory ``name`` for keys and values of width ``d`` at a given size.
 
@@ -698,6 +716,8 @@ def make_memory(name: str, d: int, size: int | None = None, seed: int = 0, *, dt
         An unknown name (the message lists the valid ones), a missing or superfluous size, or an
         option the memory's adapter does not take (the message lists the ones it takes).
     """
+    dtype = resolve_dtype(dtype)
+    device = resolve_device(device, dtype=dtype)
     if name not in MEMORY_INFO:
         hint = (f" (the MLP built by method {name!r} is the memory 'mlp_{name}')"
                 if isinstance(name, str) and name in MLP_METHODS else "")

@@ -1,6 +1,6 @@
 """Argument and result checks shared by the modules of :mod:`assocmem.linear` (private).
 
-The delta-rule step ``beta``, optional tolerances, boolean flags, norms that neither overflow nor
+The delta-rule step ``beta``, optional tolerances, real tensors and floating dtypes, boolean flags, norms that neither overflow nor
 underflow, and the last check of a computed result: a finite input whose result leaves the range
 of its dtype is recomputed in float64 when that helps, and reported as an overflow when it does
 not, never returned as ``inf`` or ``nan``.
@@ -14,9 +14,10 @@ import numpy as np
 import torch
 
 from assocmem._checks import as_real
-from assocmem.dtypes import cast_checked
+from assocmem.dtypes import cast_checked, check_float_dtype
 
-__all__ = ["check_beta", "optional_tolerance", "stable_norms", "checked_result", "overflow_error"]
+__all__ = ["check_beta", "optional_tolerance", "stable_norms", "checked_result", "overflow_error",
+           "real_tensor", "floating_dtype"]
 
 
 def check_beta(beta) -> float:
@@ -45,8 +46,6 @@ def optional_tolerance(value, name: str) -> float | None:
         Naming ``name`` for a boolean, a string, NaN, an infinity or a negative number.
     """
     return None if value is None else as_real(value, name, minimum=0.0)
-
-
 
 
 def stable_norms(x: torch.Tensor, dim: int = -1, keepdim: bool = False) -> torch.Tensor:
@@ -100,3 +99,34 @@ def check_loaded_state(module, incompatible_keys) -> None:
     except ValueError as err:
         raise ValueError(f"the state dict loaded into this {type(module).__name__} is not a usable one: "
                          f"{err}") from None
+
+
+def real_tensor(x, name: str) -> torch.Tensor:
+    """``x`` as a real tensor (not yet cast); strings and other non-arrays raise a ValueError."""
+    try:
+        x = torch.as_tensor(x)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"{name} must be a real tensor or array-like of numbers; got {type(x).__name__} "
+                         f"{x!r:.80}") from None
+    if x.is_complex():
+        raise ValueError(f"{name} must be real; got dtype {x.dtype}")
+    return x
+
+
+def floating_dtype(dtype) -> torch.dtype:
+    """Resolve ``dtype`` (a ``torch.dtype`` or its name, e.g. ``"float64"``) to float32 or float64."""
+    if isinstance(dtype, str):
+        resolved = getattr(torch, dtype.removeprefix("torch."), None)
+        if not isinstance(resolved, torch.dtype):
+            raise ValueError(
+                f"dtype {dtype!r} does not name a torch dtype; pass e.g. torch.float64 or 'float64'"
+            )
+        dtype = resolved
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(
+            "dtype must be a torch.dtype or the name of one (e.g. torch.float64 or 'float64'); "
+            f"got {type(dtype).__name__} {dtype!r}"
+        )
+    if not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point dtype; got {dtype}")
+    return check_float_dtype(dtype)  # float16/bfloat16 (and float8) refused, naming float32/float64

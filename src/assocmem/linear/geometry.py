@@ -38,7 +38,7 @@ import torch
 
 from assocmem._checks import as_real
 from assocmem.devices import resolve_device
-from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.dtypes import cast_checked, check_float_dtype, resolve_dtype
 from assocmem.linear._args import checked_result, optional_tolerance
 
 __all__ = [
@@ -100,14 +100,15 @@ def _check_keys(keys, name: str = "keys") -> torch.Tensor:
     return keys
 
 
-def unit_vectors_2d(angles, *, dtype: torch.dtype = torch.float64, device=None) -> torch.Tensor:
+def unit_vectors_2d(angles, *, dtype: torch.dtype | None = None, device=None) -> torch.Tensor:
     """Unit vectors in the plane at the given angles: ``(cos a, sin a)``.
 
     Parameters
     ----------
     angles : float or array-like, shape ``(...)``
         Angles in radians, measured counter-clockwise from the first axis.
-    dtype : torch.dtype, default ``torch.float64``
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Floating dtype of the result.
     device : str, torch.device or None, default None
         ``None`` keeps the device of ``angles`` (the CPU for non-tensors); anything else goes
@@ -129,6 +130,7 @@ def unit_vectors_2d(angles, *, dtype: torch.dtype = torch.float64, device=None) 
     ----------
     Seed §4: the figures use ``d_k = d_v = 2`` so that keys, queries and values are arrows.
     """
+    dtype = resolve_dtype(dtype)
     dtype = _check_dtype(dtype)
     a = _real_float(angles, "angles", dtype, numbers_only=True)
     if device is not None:
@@ -136,7 +138,7 @@ def unit_vectors_2d(angles, *, dtype: torch.dtype = torch.float64, device=None) 
     return torch.stack([torch.cos(a), torch.sin(a)], dim=-1)  # (..., 2)
 
 
-def circle_directions(m: int, *, dtype: torch.dtype = torch.float64, device=None) -> torch.Tensor:
+def circle_directions(m: int, *, dtype: torch.dtype | None = None, device=None) -> torch.Tensor:
     """``m`` unit vectors evenly spaced on the unit circle, at angles ``2 pi j / m``.
 
     Used as query directions: the image of these points under a ``(d_v, 2)`` matrix traces the
@@ -148,7 +150,8 @@ def circle_directions(m: int, *, dtype: torch.dtype = torch.float64, device=None
     ----------
     m : int
         Number of directions, ``>= 1``.
-    dtype : torch.dtype, default ``torch.float64``
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Floating dtype of the result.
     device : str, torch.device or None, default None
         ``None`` for the CPU, else resolved with :func:`assocmem.devices.resolve_device`.
@@ -162,6 +165,7 @@ def circle_directions(m: int, *, dtype: torch.dtype = torch.float64, device=None
     ValueError
         If ``m`` is not a positive integer, or ``dtype`` is not float32 or float64.
     """
+    dtype = resolve_dtype(dtype)
     if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1:
         raise ValueError(f"m must be a positive integer; got {m!r}")
     dtype = _check_dtype(dtype)

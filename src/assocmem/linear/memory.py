@@ -41,9 +41,10 @@ from torch import nn
 
 from assocmem._checks import as_real, module_input, positive_int
 from assocmem.devices import resolve_device
-from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.dtypes import cast_checked, check_float_dtype, resolve_dtype
 from assocmem._checks import as_bool
-from assocmem.linear._args import check_beta, check_loaded_state, checked_result, stable_norms
+from assocmem.linear._args import (check_beta, check_loaded_state, checked_result, floating_dtype,
+                                   real_tensor, stable_norms)
 
 __all__ = [
     "MatrixMemory",
@@ -70,18 +71,6 @@ class MemoryOverflowError(FloatingPointError, ValueError):
     """
 
 
-def _as_tensor(x, name: str) -> torch.Tensor:
-    """``x`` as a real tensor (not yet cast); strings and other non-arrays raise a ValueError."""
-    try:
-        x = torch.as_tensor(x)
-    except (TypeError, ValueError, RuntimeError):
-        raise ValueError(f"{name} must be a real tensor or array-like of numbers; got {type(x).__name__} "
-                         f"{x!r:.80}") from None
-    if x.is_complex():
-        raise ValueError(f"{name} must be real; got dtype {x.dtype}")
-    return x
-
-
 def _tolerance(tol, name: str) -> float | None:
     """``None`` or a finite float ``>= 0`` (:func:`assocmem._checks.as_real`). A value that is no
     real number at all (a string, a boolean, a list) raises :class:`TypeError`, a bad number
@@ -96,25 +85,6 @@ def _tolerance(tol, name: str) -> float | None:
     except ValueError:
         raise (ValueError if is_number else TypeError)(message) from None
     return value
-
-
-def _floating_dtype(dtype) -> torch.dtype:
-    """Resolve ``dtype`` (a ``torch.dtype`` or its name, e.g. ``"float64"``) to float32 or float64."""
-    if isinstance(dtype, str):
-        resolved = getattr(torch, dtype.removeprefix("torch."), None)
-        if not isinstance(resolved, torch.dtype):
-            raise ValueError(
-                f"dtype {dtype!r} does not name a torch dtype; pass e.g. torch.float64 or 'float64'"
-            )
-        dtype = resolved
-    if not isinstance(dtype, torch.dtype):
-        raise TypeError(
-            "dtype must be a torch.dtype or the name of one (e.g. torch.float64 or 'float64'); "
-            f"got {type(dtype).__name__} {dtype!r}"
-        )
-    if not dtype.is_floating_point:
-        raise ValueError(f"dtype must be a floating-point dtype; got {dtype}")
-    return check_float_dtype(dtype)  # float16/bfloat16 (and float8) refused, naming float32/float64
 
 
 def gram_matrix(keys: torch.Tensor) -> torch.Tensor:
@@ -147,7 +117,7 @@ def gram_matrix(keys: torch.Tensor) -> torch.Tensor:
     ----------
     Seed §5 ("Two pairs, and the Gram matrix").
     """
-    keys = _as_tensor(keys, "keys")
+    keys = real_tensor(keys, "keys")
     if keys.ndim < 2:
         raise ValueError(f"keys must be at least 2-D (n, d_k); got shape {_shape(keys)}")
     if keys.dtype == torch.bool:
@@ -179,10 +149,12 @@ class MatrixMemory(nn.Module):
         Key (and query) dimension.
     d_v : int
         Value dimension.
-    dtype : torch.dtype or str, default ``torch.float64``
+    dtype : torch.dtype or str, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Dtype of the state, float32 or float64; inputs are converted to it. A string names a torch dtype
         (``"float64"``, ``"torch.float32"``, ``"double"``).
-    device : str or torch.device, default ``"auto"``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Passed to :func:`assocmem.devices.resolve_device` with ``dtype`` (a float64 memory is
         never placed on MPS, which has no float64).
 
@@ -203,13 +175,14 @@ class MatrixMemory(nn.Module):
         d_k: int,
         d_v: int,
         *,
-        dtype: torch.dtype = torch.float64,
-        device: str | torch.device | None = "auto",
+        dtype: torch.dtype | None = None,
+        device: str | torch.device | None = None,
     ) -> None:
+        dtype = resolve_dtype(dtype)
         super().__init__()
         self.d_k = positive_int("d_k", d_k)
         self.d_v = positive_int("d_v", d_v)
-        dtype = _floating_dtype(dtype)
+        dtype = floating_dtype(dtype)
         dev = resolve_device(device, dtype=dtype)
         self.register_buffer("S", torch.zeros(d_v, d_k, dtype=dtype, device=dev))  # (d_v, d_k)
         self.num_pairs = 0  # rows passed to write() since the last reset (passes not counted)
@@ -331,8 +304,8 @@ class MatrixMemory(nn.Module):
         """Validate and convert ``keys (n, d_k)`` and ``values (n, d_v)``."""
         self._check_own_dtype()
         require_unit_keys = as_bool(require_unit_keys, "require_unit_keys")
-        keys = _as_tensor(keys, "keys")
-        values = _as_tensor(values, "values")
+        keys = real_tensor(keys, "keys")
+        values = real_tensor(values, "values")
         self._check_not_meta("write", keys=keys, values=values)
         if keys.ndim != 2:
             raise ValueError(
@@ -373,7 +346,7 @@ class MatrixMemory(nn.Module):
 
     def _check_queries(self, queries) -> torch.Tensor:
         self._check_own_dtype()
-        queries = _as_tensor(queries, "queries")
+        queries = real_tensor(queries, "queries")
         self._check_not_meta("read", queries=queries)
         if queries.ndim < 1 or queries.shape[-1] != self.d_k:
             raise ValueError(
@@ -473,9 +446,11 @@ class OuterProductMemory(MatrixMemory):
         Key (and query) dimension.
     d_v : int
         Value dimension.
-    dtype : torch.dtype or str, default ``torch.float64``
+    dtype : torch.dtype or str, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Dtype of the state, float32 or float64 (a string names a torch dtype, e.g. ``"float64"``).
-    device : str or torch.device, default ``"auto"``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Raises
@@ -562,10 +537,12 @@ class LeastSquaresMemory(MatrixMemory):
         Relative cut-off for small singular values in the pseudoinverse (numpy's ``rcond``).
     atol : float or None, default None
         Absolute cut-off for small singular values.
-    dtype : torch.dtype or str, default ``torch.float64``
+    dtype : torch.dtype or str, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Dtype of the state and of the stored pairs, float32 or float64 (a string names a torch dtype). float64 is advised: ``G^{-1}`` amplifies
         rounding by the condition number of the keys.
-    device : str or torch.device, default ``"auto"``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Attributes
@@ -603,9 +580,11 @@ class LeastSquaresMemory(MatrixMemory):
         *,
         rtol: float | None = None,
         atol: float | None = None,
-        dtype: torch.dtype = torch.float64,
-        device: str | torch.device | None = "auto",
+        dtype: torch.dtype | None = None,
+        device: str | torch.device | None = None,
     ) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         rtol, atol = _tolerance(rtol, "rtol"), _tolerance(atol, "atol")
         self.rtol = rtol
@@ -775,9 +754,11 @@ class DeltaRuleMemory(MatrixMemory):
         Value dimension.
     beta : float, default 1.0
         Writing strength (learning rate), in ``(0, 1]``.
-    dtype : torch.dtype or str, default ``torch.float64``
+    dtype : torch.dtype or str, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Dtype of the state, float32 or float64 (a string names a torch dtype, e.g. ``"float64"``).
-    device : str or torch.device, default ``"auto"``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Resolved with :func:`assocmem.devices.resolve_device`.
 
     Raises
@@ -802,9 +783,11 @@ class DeltaRuleMemory(MatrixMemory):
         d_v: int,
         beta: float = 1.0,
         *,
-        dtype: torch.dtype = torch.float64,
-        device: str | torch.device | None = "auto",
+        dtype: torch.dtype | None = None,
+        device: str | torch.device | None = None,
     ) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
         self.beta = check_beta(beta)
 

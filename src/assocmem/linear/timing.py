@@ -37,7 +37,7 @@ import torch
 from assocmem._checks import as_int, as_real, lookup, positive_int
 from assocmem.benchmarking import time_call
 from assocmem.devices import resolve_device, torch_threads
-from assocmem.dtypes import check_float_dtype
+from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.linear.attention.decoding import KVCacheDecoder, LinearAttentionDecoder
 from assocmem.linear.attention.linear_forms import linear_attention
 from assocmem.linear.attention.softmax import softmax_attention
@@ -174,8 +174,8 @@ def time_attention_vs_T(
     *,
     methods: Iterable[str] = ATTENTION_METHODS,
     chunk_size: int = 64,
-    dtype: str | torch.dtype = "float32",
-    device: str | torch.device = "cpu",
+    dtype: str | torch.dtype | None = None,
+    device: str | torch.device | None = None,
     seed: int = 0,
     min_run_time: float = 0.05,
     rounds: int = 1,
@@ -198,8 +198,10 @@ def time_attention_vs_T(
     methods : iterable of str, default all of :data:`ATTENTION_METHODS`
     chunk_size : int, default 64
         Chunk length of the chunked form.
-    dtype : str or torch.dtype, default "float32"
-    device : str or torch.device, default "cpu"
+    dtype : str or torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         ``"auto"`` picks CUDA, then MPS, then the CPU.
     seed : int, default 0
     min_run_time : float, default 0.05
@@ -221,6 +223,7 @@ def time_attention_vs_T(
         ``rounds``, a ``T`` or ``chunk_size`` not an integer ``>= 1``, ``d_k`` or ``d_v`` not a
         positive integer, a non-integer ``seed``, or ``min_run_time`` not a finite number ``> 0``.
     """
+    dtype = resolve_dtype(dtype)
     rounds = as_int(rounds, "rounds")
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1; got {rounds}")
@@ -251,8 +254,8 @@ def time_decoding(
     d_v: int = 64,
     *,
     decoders: Iterable[str] = DECODERS,
-    dtype: str | torch.dtype = "float32",
-    device: str | torch.device = "cpu",
+    dtype: str | torch.dtype | None = None,
+    device: str | torch.device | None = None,
     seed: int = 0,
     repeats: int = 2,
     heads: int = 1,
@@ -273,8 +276,10 @@ def time_decoding(
         Tokens generated (``>= 1``).
     d_k, d_v : int, default 64
     decoders : iterable of str, default both of :data:`DECODERS`
-    dtype : str or torch.dtype, default "float32"
-    device : str or torch.device, default "cpu"
+    dtype : str or torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     seed : int, default 0
     repeats : int, default 2
     heads : int, default 1
@@ -300,6 +305,7 @@ def time_decoding(
         ``d_k`` or ``d_v`` not a positive integer, a dtype other than float32 or float64, a
         non-integer ``seed``, or ``num_threads`` not an integer ``>= 1``.
     """
+    dtype = resolve_dtype(dtype)
     decoders = _names(decoders, "decoder", DECODERS)
     T, repeats, heads = as_int(T, "T"), as_int(repeats, "repeats"), as_int(heads, "heads")
     if T < 1 or repeats < 1 or heads < 1:

@@ -50,6 +50,7 @@ from assocmem.mlps.facts import FactSet, make_fact_set, with_spike
 from assocmem.sweeps import spread
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
+from assocmem.devices import resolve_device
 
 __all__ = [
     "ReplicateConfig",
@@ -109,7 +110,7 @@ def base_config(config: ReplicateConfig) -> CS.CapacityConfig:
 
 
 def replicate_fact_set(config: ReplicateConfig, d: int, F: int, geometry: str, replicate: int,
-                       device="cpu") -> FactSet:
+                       device=None) -> FactSet:
     """The tied fact set of one replicate at ``(d, F)``; replicate 0 is the base preset's.
 
     Parameters
@@ -122,7 +123,8 @@ def replicate_fact_set(config: ReplicateConfig, d: int, F: int, geometry: str, r
     replicate : int
         ``0`` for the base preset's fact set, ``r >= 1`` for a fresh one drawn from a seed
         derived from the base config, ``d``, ``F`` and ``r``.
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -134,6 +136,7 @@ def replicate_fact_set(config: ReplicateConfig, d: int, F: int, geometry: str, r
     ValueError
         An unknown geometry, sizes that are not positive integers, or a negative replicate.
     """
+    device = resolve_device(device)
     base = base_config(config)
     replicate = as_int(replicate, "replicate", minimum=0)
     if replicate == 0:

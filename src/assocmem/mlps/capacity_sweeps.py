@@ -87,6 +87,7 @@ from assocmem.sweeps import spread
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_reference
+from assocmem.devices import resolve_device
 
 __all__ = [
     "METHODS",
@@ -233,7 +234,7 @@ def spike_direction(config: CapacityConfig, d: int) -> torch.Tensor:
     return random_direction(d, seed=point_seed(config, {"spike_direction_d": d}))
 
 
-def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str, device="cpu") -> FactSet:
+def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str, device=None) -> FactSet:
     """The tied fact set searched at ``(d, F)`` under ``geometry``.
 
     Parameters
@@ -244,7 +245,8 @@ def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str, dev
     geometry : {"isotropic", "anisotropic"}
         ``anisotropic`` spikes keys and values of the isotropic set with ``config.beta`` along
         :func:`spike_direction` (the permutation, hence the facts, are unchanged).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -261,6 +263,7 @@ def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str, dev
     ----------
     Seed 001, App. A.3.1 (random-permutation fact sets on the sphere), A.3.2 and A.5.2 (spike).
     """
+    device = resolve_device(device)
     if geometry not in GEOMETRIES:
         raise ValueError(f"unknown geometry {geometry!r}; valid geometries: {', '.join(GEOMETRIES)}")
     d, F = as_int(d, "d", minimum=1), as_int(F, "F", minimum=1)
@@ -308,7 +311,7 @@ def _by_fact_blocks(method: str, facts: FactSet, m: int, seed: int, block_entrie
 
 
 def build_memory(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int = 10000,
-                 lr: float = 1e-3, device="cpu", block_entries: int = BLOCK_ENTRIES):
+                 lr: float = 1e-3, device=None, block_entries: int = BLOCK_ENTRIES):
     """One memory of width ``m`` storing ``facts``, built the way ``method`` builds it.
 
     Parameters
@@ -339,9 +342,11 @@ def build_memory(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: 
         An unknown method (the message lists the valid ones), a ``block_entries`` that is not a
         positive integer, or what the builder rejects.
     """
+    device = resolve_device(device)
     block_entries = positive_int("block_entries", block_entries)
     if method == "gd":
-        return train_mlp(facts, m, epochs=epochs, lr=lr, seed=seed, device=device)
+        return train_mlp(facts, m, epochs=epochs, lr=lr, seed=seed, device=device,
+                         dtype=torch.float32)
     if method in ("ntk", "unwhitened") and facts.num_facts * m > block_entries:
         return _by_fact_blocks(method, facts, m, seed, block_entries)
     if method == "ntk":
@@ -378,7 +383,7 @@ def capacity_search(
     verify: int = 2,
     epochs: int = 10000,
     lr: float = 1e-3,
-    device="cpu",
+    device=None,
     target: float = 1.0,
 ) -> SearchResult:
     """Smallest width at which ``method`` stores every fact of ``facts`` (App. A.3.1).
@@ -416,6 +421,7 @@ def capacity_search(
     Seed 001, App. A.3.1 (the capacity protocol); accuracy is not monotone in ``m`` (see the
     module docstring).
     """
+    device = resolve_device(device)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
 
@@ -471,7 +477,7 @@ def capacity_search_reference(facts: FactSet, method: str = "whitened", seed: in
 
 
 def accuracy_curve(facts: FactSet, method: str, widths, seed: int = 0, *, epochs: int = 10000,
-                   lr: float = 1e-3, device="cpu") -> np.ndarray:
+                   lr: float = 1e-3, device=None) -> np.ndarray:
     """Accuracy of ``method`` at every width in ``widths`` (what the search samples sparsely).
 
     Parameters
@@ -493,6 +499,7 @@ def accuracy_curve(facts: FactSet, method: str, widths, seed: int = 0, *, epochs
         An unknown method, a width that is not an integer ``>= 1`` (``2.5`` is refused, not
         truncated), or what the builder rejects.
     """
+    device = resolve_device(device)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
     widths = [as_int(m, "width", minimum=1) for m in widths]

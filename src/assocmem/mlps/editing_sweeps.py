@@ -47,6 +47,7 @@ import torch
 from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
+from assocmem.devices import resolve_device
 
 __all__ = ["FactEditingConfig", "KEY_MOMENTS", "FACT_EDITING_PRESETS", "EDIT_EXPERTS", "PAPER_TABLE1", "TABLE1_COLUMNS",
            "fact_editing_points", "fact_editing_point", "swap_row", "editor_rows", "point_base_model",
@@ -280,7 +281,7 @@ def _row(kind: str, fraction: float, setting: dict | None, metrics=None, unseen=
     return row
 
 
-def point_base_model(config: FactEditingConfig, point: dict, device="cpu"):
+def point_base_model(config: FactEditingConfig, point: dict, device=None):
     """The corpus and the trained base model of one ``fact_editing`` point, from the point's seeds.
 
     The same seeds as :func:`fact_editing_point`, so the model is the one that point edits (up to
@@ -293,7 +294,8 @@ def point_base_model(config: FactEditingConfig, point: dict, device="cpu"):
     point : dict
         ``{"expert": name, "m": width, "training": r}``, one of :func:`fact_editing_points`
         (``training`` may be left out: training 0).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -305,6 +307,7 @@ def point_base_model(config: FactEditingConfig, point: dict, device="cpu"):
         A point whose expert or width is not in ``config.experts``, or whose training is not in
         ``0 .. config.trainings - 1``.
     """
+    device = resolve_device(device)
     from assocmem.mlps import editing as E
 
     if not isinstance(config, FactEditingConfig):

@@ -32,7 +32,7 @@ import torch
 
 from assocmem._checks import as_real, positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
-from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.dtypes import cast_checked, check_float_dtype, resolve_dtype
 from assocmem._checks import as_bool
 from assocmem.mlps._checks import check_finite_result
 
@@ -215,8 +215,8 @@ def make_fact_set(
     tied: bool = True,
     seed: int = 0,
     num_values: int | None = None,
-    dtype: torch.dtype = torch.float64,
-    device="cpu",
+    dtype: torch.dtype | None = None,
+    device=None,
 ) -> FactSet:
     """Draw a random fact set with keys and values uniform on the unit sphere.
 
@@ -242,10 +242,12 @@ def make_fact_set(
         Seed of every random draw.
     num_values : int, optional
         ``V``; defaults to ``F``. Tied tables need ``V = F``.
-    dtype : torch.dtype, default torch.float64
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         torch.float64 or torch.float32 (the dtype policy of :mod:`assocmem.dtypes`): the
         embeddings are drawn in float64, then cast and, for float32, renormalised in it.
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Where the tensors live (``"auto"`` allowed).
 
     Returns
@@ -265,6 +267,7 @@ def make_fact_set(
     Seed 001, Sec. 2 and App. B.2 (random spherical embeddings; tied tables in the capacity
     sweeps, untied in the margin sweeps).
     """
+    dtype = resolve_dtype(dtype)
     F = _positive_int("num_facts", num_facts)
     d = _positive_int("d", d)
     V = F if num_values is None else _positive_int("num_values", num_values)
@@ -296,7 +299,7 @@ def _cast_unit(x: torch.Tensor, dtype: torch.dtype, device: torch.device) -> tor
     return y
 
 
-def random_direction(d: int, seed: int = 0, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+def random_direction(d: int, seed: int = 0, dtype: torch.dtype | None = None) -> torch.Tensor:
     """A seeded unit vector ``u``, uniform on ``S^{d-1}`` (a normalised Gaussian).
 
     Parameters
@@ -304,7 +307,8 @@ def random_direction(d: int, seed: int = 0, dtype: torch.dtype = torch.float64) 
     d : int
         Width, ``d >= 1``.
     seed : int, default 0
-    dtype : torch.dtype, default torch.float64
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         torch.float64 or torch.float32.
 
     Returns
@@ -316,6 +320,7 @@ def random_direction(d: int, seed: int = 0, dtype: torch.dtype = torch.float64) 
     ValueError
         ``d < 1``, a non-integer seed, or a dtype other than float32 / float64.
     """
+    dtype = resolve_dtype(dtype)
     d = _positive_int("d", d)
     check_float_dtype(dtype)
     return _sphere(1, d, _generator(seed))[0].to(dtype)

@@ -67,7 +67,7 @@ import pandas as pd
 import torch
 
 from assocmem._checks import as_int, as_real, positive_int, seed_int
-from assocmem.devices import torch_threads
+from assocmem.devices import resolve_device, torch_threads
 from assocmem.mlps.capacity_sweeps import capacity_search, search_columns
 from assocmem.mlps.lm_embeddings import EmbeddingPairs, capture_editing_lm, load_pairs, sample_fact_set
 from assocmem.mlps.lm_embeddings.specs import EDITING_PREFIX as _EDITING_PREFIX
@@ -188,7 +188,7 @@ class LMCapacityConfig:
         seed_int(self.seed)
 
 
-def sweep_pairs(spec: str, device="cpu", training: int = 0) -> EmbeddingPairs:
+def sweep_pairs(spec: str, device=None, training: int = 0) -> EmbeddingPairs:
     """The captured pairs a sweep config names, computed once per process and source.
 
     Parameters
@@ -199,7 +199,8 @@ def sweep_pairs(spec: str, device="cpu", training: int = 0) -> EmbeddingPairs:
         thread count through rounding; a minute or two for the ``cpu`` preset) or the path of a
         ``.npz`` of pairs (cached by path, size and modification time, so a rewritten file is read
         again).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Where the language model trains and the pairs live.
     training : int, default 0
         Which of the ``fact_editing`` point's trainings (``0 .. trainings - 1`` of its preset);
@@ -217,6 +218,7 @@ def sweep_pairs(spec: str, device="cpu", training: int = 0) -> EmbeddingPairs:
     FileNotFoundError
         A path with no file.
     """
+    device = resolve_device(device)
     spec = _check_pairs_spec(spec)
     training = as_int(training, "training", minimum=0)
     if spec.startswith(_EDITING_PREFIX):

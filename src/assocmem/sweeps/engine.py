@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import torch
 
 from assocmem.devices import resolve_device
+from assocmem.dtypes import default_dtype
 from assocmem.progress import progress as progress_bar
 from assocmem.sweeps.config import RESERVED_COLUMNS, Sweep, _scalar, canonical_key, config_to_json, point_seed
 from assocmem.sweeps.executors import Executor, RayExecutor, TaskError, make_executor
@@ -32,7 +34,7 @@ from assocmem.sweeps.registry import get_sweep
 from assocmem.sweeps.store import SCHEMA, ResultsStore, format_line, format_value
 from assocmem._checks import as_bool
 
-__all__ = ["SweepError", "SweepRun", "run_sweep", "execute_point", "environment_info"]
+__all__ = ["SweepError", "SweepRun", "run_sweep", "execute_point", "environment_info", "POINT_DTYPE"]
 
 
 class SweepError(RuntimeError):
@@ -50,11 +52,19 @@ class SweepRun:
     path: Path | None  # the CSV, or None when not persisted
 
 
+#: torch's default dtype while a point runs (:func:`execute_point`).
+POINT_DTYPE = torch.float64
+
+
 def execute_point(run_point, config, point: dict, device: str) -> tuple[Any, float, str]:
     """Run one point where the executor put it: ``(run_point's output, seconds, device used)``.
 
     Module-level so that process pools and Ray can ship it; ``device`` is resolved here, in
-    the worker, with :func:`assocmem.devices.resolve_device`.
+    the worker, with :func:`assocmem.devices.resolve_device`. The point runs under torch's
+    default dtype :data:`POINT_DTYPE` (float64, the dtype the book's stored results were made
+    in: a library call inside a point that leaves ``dtype=None`` computes in it), scoped with
+    :func:`assocmem.dtypes.default_dtype` and restored afterwards; a sweep whose config names a
+    dtype passes it explicitly.
 
     Raises
     ------
@@ -66,8 +76,9 @@ def execute_point(run_point, config, point: dict, device: str) -> tuple[Any, flo
     if not callable(run_point):
         raise TypeError(f"run_point must be a callable (config, point, device) -> rows, got {type(run_point).__name__}")
     dev = resolve_device(device)
-    start = time.perf_counter()
-    out = run_point(config, point, dev)
+    with default_dtype(POINT_DTYPE):
+        start = time.perf_counter()
+        out = run_point(config, point, dev)
     return out, time.perf_counter() - start, str(dev)
 
 
@@ -196,7 +207,7 @@ def _session(executor: Executor, device: str | None, computed: int, compute_s: f
         "started": started_iso,
         "ended": _now(),
         "status": status,
-        "device": str(device),
+        "device": str(device) if device is not None else str(resolve_device(None)),
         "devices_used": sorted(devices),
         **executor.describe(),
         "points_computed": computed,
@@ -235,7 +246,7 @@ def run_sweep(
     preset: str = "quick",
     *,
     config: Any = None,
-    device: str | None = "auto",
+    device: str | None = None,
     executor: str | Executor = "serial",
     workers: int | None = None,
     address: str | None = None,
@@ -255,7 +266,8 @@ def run_sweep(
     config : config instance, optional
         Run this config instead of the preset's. ``preset`` then only names the files, and must
         not be a registered preset with a different config.
-    device : str, default ``"auto"``
+    device : str, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Device for every point (:func:`assocmem.devices.resolve_device`).
     executor : {"serial", "process", "ray"} or Executor, default ``"serial"``
         A name makes an executor for this call (started and closed here). An :class:`Executor`

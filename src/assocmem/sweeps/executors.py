@@ -255,7 +255,7 @@ class RayExecutor(Executor):
     def task_device(self, device):
         if self._ray is None:
             raise RuntimeError("use RayExecutor as a context manager")
-        name = "auto" if device is None else str(device)
+        name = str(resolve_device(None)) if device is None else str(device)
         kind = name.split(":")[0]
         if kind == "auto":
             if self._cluster_gpus() > 0:

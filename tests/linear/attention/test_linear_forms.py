@@ -88,6 +88,7 @@ def test_linear_attention_bad_arguments():
         linear_attention(q, k, v, form="recurrent", causal=False)
 
 
+@pytest.mark.float32_default  # written for torch's default float32 tensors
 @pytest.mark.parametrize("form", ["parallel", "recurrent", "chunked"])
 def test_float32_overflow_is_recomputed_or_reported(form):
     # an intermediate (the state v k^T = 1e40) overflows float32, the output (1e20 * 2) does not
@@ -249,6 +250,7 @@ def test_the_returned_state_is_a_new_tensor_and_integers_stay_exact():
         assert out.dtype == S.dtype == torch.int64 and torch.equal(S, S0 + x.T @ x)
 
 
+@pytest.mark.float32_default  # written for torch's default float32 tensors
 def test_layout_and_state_arguments_are_checked():
     q, k, v = _bthk(1, 4, 2, 3, 5, seed=0)
     with pytest.raises(ValueError, match=r"unknown layout 'bhtk'.*'\.\.\.TK', 'BTHK'"):
@@ -268,6 +270,7 @@ def test_layout_and_state_arguments_are_checked():
         linear_attention(q, k, v, layout="BTHK", output_final_state="yes")
 
 
+@pytest.mark.float32_default  # written for torch's default float32 tensors
 @pytest.mark.parametrize("form", FORMS)
 def test_a_final_state_beyond_float32_is_reported(form):
     # the output 1e-20 * 1e20 * 1e20 * 2 = 2e20 fits float32; the state v k^T = 1e40 does not

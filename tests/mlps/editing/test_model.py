@@ -91,6 +91,7 @@ def test_swap_shares_everything_but_the_expert():
     assert torch.equal(MODEL.with_fact_expert(MODEL.fact_expert)(TOKENS), MODEL(TOKENS))
 
 
+@pytest.mark.float32_default  # written for torch's default float32 tensors
 def test_expert_keeps_its_dtype_in_a_float32_model():
     cfg = EditingLMConfig(vocab_size=V, d=D, qk_hidden=6, aux_rank=2, router_hidden=4)
     expert = _expert()

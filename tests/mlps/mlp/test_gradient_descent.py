@@ -1,3 +1,4 @@
+import pytest
 """Tests for assocmem.mlps.mlp.gradient_descent: the full-batch Adam baseline."""
 
 import torch
@@ -9,7 +10,8 @@ from tests.mlps.mlp._helpers import accuracy
 
 def test_train_mlp_reaches_full_accuracy_and_is_deterministic():
     fs = make_fact_set(32, 16, seed=4)
-    kw = dict(epochs=400, lr=1e-2, device="cpu", stop_at_full_accuracy=True, check_every=10, seed=1)
+    kw = dict(epochs=400, lr=1e-2, device="cpu", stop_at_full_accuracy=True, check_every=10, seed=1,
+              dtype=torch.float32)
     model = train_mlp(fs, 32, **kw)
     assert model.info["stopped"] == "accuracy" and model.info["accuracy"] == 1.0
     assert accuracy(model, fs) == 1.0  # float32 model queried with float64 keys

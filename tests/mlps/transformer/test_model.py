@@ -128,6 +128,7 @@ def test_a_perfect_mlp_behind_a_key_copying_attention_is_always_right():
     assert float(noise.max()) < 1e-14  # 0 to float64 rounding: u is the key itself
 
 
+@pytest.mark.float32_default  # written for torch's default float32 tensors
 def test_float32_model_with_a_float64_mlp():
     task = SSFRTask(8, 3, 3)
     E = embedding_table(task, 16, seed=0)

@@ -28,7 +28,7 @@ import torch
 
 from assocmem._checks import positive_int
 from assocmem.devices import resolve_device
-from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.dtypes import cast_checked, check_float_dtype, resolve_dtype
 from assocmem.linear._args import overflow_error
 from assocmem.linear.attention._common import _check_finite, _check_qkv, _check_scale
 from assocmem.linear.attention.softmax import _scores, _weighted_values
@@ -142,9 +142,11 @@ class KVCacheDecoder(_Decoder):
         Key and value dimensions.
     scale : float or None, default None
         Multiplier of the scores; ``None`` is 1, as in the seed.
-    dtype : torch.dtype, default float64
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         float32 or float64 (float16 and bfloat16 are refused).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     capacity : int, default 64
         Initial number of cache slots; the buffers double when full (amortised O(1) appends), as
         a serving system that preallocates would.
@@ -179,8 +181,10 @@ class KVCacheDecoder(_Decoder):
     Seed §2 ("This store is the key-value cache, and it grows with t"). Vaswani et al. (2017).
     """
 
-    def __init__(self, d_k: int, d_v: int, *, scale: float | None = None, dtype: torch.dtype = torch.float64,
-                 device: str | torch.device = "cpu", capacity: int = 64) -> None:
+    def __init__(self, d_k: int, d_v: int, *, scale: float | None = None, dtype: torch.dtype | None = None,
+                 device: str | torch.device | None = None, capacity: int = 64) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         self.capacity0 = positive_int("capacity", capacity)
         self.scale = _check_scale(scale)
         super().__init__(d_k, d_v, dtype, device)
@@ -238,9 +242,11 @@ class LinearAttentionDecoder(_Decoder):
     ----------
     d_k, d_v : int
         Key and value dimensions.
-    dtype : torch.dtype, default float64
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         float32 or float64 (float16 and bfloat16 are refused).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Attributes
     ----------
@@ -266,8 +272,10 @@ class LinearAttentionDecoder(_Decoder):
     (correlation matrix memory).
     """
 
-    def __init__(self, d_k: int, d_v: int, *, dtype: torch.dtype = torch.float64,
-                 device: str | torch.device = "cpu") -> None:
+    def __init__(self, d_k: int, d_v: int, *, dtype: torch.dtype | None = None,
+                 device: str | torch.device | None = None) -> None:
+        dtype = resolve_dtype(dtype)
+        device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype, device)
 
     def _reset_state(self) -> None:

@@ -21,8 +21,9 @@ from __future__ import annotations
 import torch
 
 from assocmem._checks import as_int, as_real, positive_int
-from assocmem.dtypes import check_float_dtype
+from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.linear.attention.linear_forms import linear_attention
+from assocmem.devices import resolve_device
 
 __all__ = [
     "FLOAT64_UNIT_ROUNDOFF",
@@ -91,8 +92,8 @@ def linear_attention_agreement(
     *,
     seed: int = 0,
     data: str = "gaussian",
-    dtype: torch.dtype = torch.float64,
-    device: str | torch.device = "cpu",
+    dtype: torch.dtype | None = None,
+    device: str | torch.device | None = None,
 ):
     """Compare the recurrent and chunked forms of causal linear attention with the parallel form.
 
@@ -117,9 +118,11 @@ def linear_attention_agreement(
         Seed of the ``torch.Generator`` that draws the sequences (one draw per ``T``, in order).
     data : {"gaussian", "integer"}, default "gaussian"
         Standard normal entries, or integers uniform in ``[-3, 3]``.
-    dtype : torch.dtype, default float64
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         float32 or float64 (float16 and bfloat16 are refused).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -143,6 +146,8 @@ def linear_attention_agreement(
     Seed §3 (recurrence ``S_t = S_{t-1} + v_t k_t^T``); Katharopoulos et al. (2020) §3.4;
     Higham (2002) §3.1 for the rounding bound.
     """
+    dtype = resolve_dtype(dtype)
+    device = resolve_device(device, dtype=dtype)
     import pandas as pd
 
     if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:

@@ -34,6 +34,8 @@ import torch
 from assocmem.linear.capacity._common import _check_beta, _check_int
 from assocmem.linear.capacity.delta_rule import _delta_sweep_, delta_limit, delta_pass_map, least_squares_state
 from assocmem.linear.capacity.read_error import ReadError, _summarise, sample_pairs
+from assocmem.dtypes import resolve_dtype
+from assocmem.devices import resolve_device
 
 __all__ = [
     "DeltaConvergence",
@@ -84,8 +86,8 @@ def delta_convergence(
     passes: int = 100,
     trials: int = 200,
     seed: int = 0,
-    device: str | torch.device | None = "auto",
-    dtype: torch.dtype = torch.float64,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
 ) -> DeltaConvergence:
     """Repeated delta-rule passes over the same ``n`` pairs: how close do they get to ``S*``?
 
@@ -135,6 +137,8 @@ def delta_convergence(
     Widrow & Hoff (1960); Kaczmarz (1937); Censor, Eggermont & Gordon (1983); Schlag et al.
     (2021). The seed (§6-§7) has only the additive and least-squares memories.
     """
+    dtype = resolve_dtype(dtype)
+    device = resolve_device(device, dtype=dtype)
     schedules = [_schedule(b) for b in _as_list(betas)]
     passes = _check_int("passes", passes)
     d_v = d_k if d_v is None else d_v
@@ -179,8 +183,8 @@ def delta_limit_curve(
     d_v: int | None = None,
     trials: int = 200,
     seed: int = 0,
-    device: str | torch.device | None = "auto",
-    dtype: torch.dtype = torch.float64,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
 ) -> pd.DataFrame:
     """How far the delta rule's limit is from ``S*``, as a function of ``beta``.
 
@@ -218,6 +222,8 @@ def delta_limit_curve(
     Censor, Eggermont & Gordon (1983): for cyclic relaxed projections on an inconsistent system,
     the limit points tend to the least-squares solution as the relaxation parameter tends to 0.
     """
+    dtype = resolve_dtype(dtype)
+    device = resolve_device(device, dtype=dtype)
     betas = [_check_beta(b) for b in _as_list(betas)]
     d_v = d_k if d_v is None else d_v
     keys, values = sample_pairs(n, d_k, d_v, trials, seed, device=device, dtype=dtype)

@@ -24,6 +24,8 @@ import torch
 from assocmem._checks import as_real
 from assocmem.linear.capacity._common import _check_int
 from assocmem.linear.capacity.read_error import _check_memory, _point_seed, read_error_mc
+from assocmem.dtypes import resolve_dtype
+from assocmem.devices import resolve_device
 
 __all__ = [
     "PairsAtError",
@@ -47,8 +49,8 @@ def max_pairs_at_error_mc(
     trials: int = 4000,
     seed: int = 0,
     z: float = 4.0,
-    device: str | torch.device | None = "auto",
-    dtype: torch.dtype = torch.float64,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
 ) -> PairsAtError:
     """Measure the largest number of pairs a memory holds at mean read error ``<= eps``.
 
@@ -97,6 +99,8 @@ def max_pairs_at_error_mc(
     ----------
     Seed §7 ("keeping the error below a fraction eps allows only about eps d_k pairs").
     """
+    dtype = resolve_dtype(dtype)
+    device = resolve_device(device, dtype=dtype)
     eps, z = as_real(eps, "eps", finite=False), as_real(z, "z", finite=False)
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError(f"eps must be a positive finite number; got {eps!r}")

@@ -41,7 +41,7 @@ import torch
 
 from assocmem._checks import as_int, as_real
 from assocmem.devices import resolve_device
-from assocmem.dtypes import check_float_dtype
+from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.linear.capacity._common import _check_batch, _check_beta, _check_int
 from assocmem.linear.capacity.delta_rule import _delta_sweep_, delta_limit, delta_pass_map
 
@@ -89,8 +89,8 @@ def sample_pairs(
     d_v: int,
     trials: int,
     seed: int = 0,
-    device: str | torch.device | None = "auto",
-    dtype: torch.dtype = torch.float64,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
     value_dist: str = "gaussian",
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Draw ``trials`` independent sets of ``n`` key-value pairs from the seed's model.
@@ -108,9 +108,11 @@ def sample_pairs(
         Pairs per trial, key dimension, value dimension, number of trials (all ``>= 1``).
     seed : int, default 0
         Seed of the generator.
-    device : str or torch.device, default ``"auto"``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Where the returned tensors live (:func:`assocmem.devices.resolve_device`).
-    dtype : torch.dtype, default ``torch.float64``
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
     value_dist : {"gaussian", "sign"}, default ``"gaussian"``
         Distribution of the value coordinates (see :data:`VALUE_DISTS`).
 
@@ -132,6 +134,7 @@ def sample_pairs(
     ----------
     Seed §7 (the random-key model).
     """
+    dtype = resolve_dtype(dtype)
     n, d_k, d_v, trials = (_check_int(a, b) for a, b in
                            (("n", n), ("d_k", d_k), ("d_v", d_v), ("trials", trials)))
     if value_dist not in VALUE_DISTS:
@@ -250,8 +253,8 @@ def read_error_mc(
     seed: int = 0,
     passes: int = 1,
     beta: float = 1.0,
-    device: str | torch.device | None = "auto",
-    dtype: torch.dtype = torch.float64,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
     value_dist: str = "gaussian",
 ) -> ReadError:
     """Monte Carlo estimate of ``e(n) = E||S k_j - v_j||^2`` for random unit keys.
@@ -274,8 +277,10 @@ def read_error_mc(
         Delta-rule sweeps over the pairs (ignored by the other memories).
     beta : float, default 1.0
         Delta-rule step in ``(0, 1]`` (ignored by the other memories).
-    device : str or torch.device, default ``"auto"``
-    dtype : torch.dtype, default ``torch.float64``
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
     value_dist : {"gaussian", "sign"}, default ``"gaussian"``
         Distribution of the values (:func:`sample_pairs`).
 
@@ -298,6 +303,8 @@ def read_error_mc(
     Seed §7; compare :func:`assocmem.linear.theory.additive_read_error` and
     :func:`assocmem.linear.theory.least_squares_read_error`.
     """
+    dtype = resolve_dtype(dtype)
+    device = resolve_device(device, dtype=dtype)
     _check_memory(memory)
     passes, beta = _check_int("passes", passes), _check_beta(beta)
     d_v = d_k if d_v is None else d_v
@@ -330,8 +337,8 @@ def read_error_curve(
     seed: int = 0,
     passes: int = 1,
     beta: float = 1.0,
-    device: str | torch.device | None = "auto",
-    dtype: torch.dtype = torch.float64,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype | None = None,
     value_dist: str = "gaussian",
 ) -> pd.DataFrame:
     """Read error against the number of stored pairs, as a tidy table.
@@ -371,6 +378,8 @@ def read_error_curve(
     ----------
     Seed §7 (the capacity curves).
     """
+    dtype = resolve_dtype(dtype)
+    device = resolve_device(device, dtype=dtype)
     memories = [memory] if isinstance(memory, str) else list(memory)
     for m in memories:
         _check_memory(m)

@@ -36,6 +36,7 @@ from assocmem.mlps.facts import FactSet, make_fact_set
 from assocmem.mlps.margins import fact_margins, gram_from_features, output_margins
 from assocmem.mlps.mlp.hebbian import exact_k2_memory
 from assocmem.sweeps.search import SearchResult, smallest_width
+from assocmem.devices import resolve_device
 
 __all__ = [
     "HEBBIAN_KERNELS",
@@ -166,7 +167,7 @@ def hebbian_point(facts: FactSet, kernel: str = "linear") -> dict:
 
 
 def hebbian_f_sweep(d: int, num_facts, kernels=HEBBIAN_KERNELS, seeds=(0,), tied=(True,),
-                    device="cpu") -> pd.DataFrame:
+                    device=None) -> pd.DataFrame:
     """Accuracy and margins of the Hebbian memories as the number of facts grows at fixed ``d``.
 
     Every point draws a fresh fact set ``make_fact_set(F, d, tied=..., seed=seed)``; both kernels
@@ -182,7 +183,8 @@ def hebbian_f_sweep(d: int, num_facts, kernels=HEBBIAN_KERNELS, seeds=(0,), tied
     seeds : iterable of int
     tied : iterable of bool
         Tied (values = permuted keys) and/or untied tables.
-    device : str, default "cpu"
+    device : str, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -201,6 +203,7 @@ def hebbian_f_sweep(d: int, num_facts, kernels=HEBBIAN_KERNELS, seeds=(0,), tied
     ----------
     Seed 001, eq. 5; App. A.3.2 (the exact-``K_2`` ``F``-sweep uses ``d = 32``).
     """
+    device = resolve_device(device)
     kernels = [_check_kernel(k) for k in kernels]
     d = as_int(d, "d", minimum=1)
     tied = [as_bool(t, "tied entry") for t in tied]
@@ -244,7 +247,7 @@ class CapacityResult:
 
 
 def hebbian_capacity(d: int, kernel: str = "linear", seed: int = 0, tied: bool = True, *,
-                     lo: int = 2, hi: int = 65536, verify: int = 2, device="cpu") -> CapacityResult:
+                     lo: int = 2, hi: int = 65536, verify: int = 2, device=None) -> CapacityResult:
     """Largest number of random facts a Hebbian memory stores, for one seeded family of draws.
 
     For each ``F`` the draw is ``make_fact_set(F, d, tied, seed)``; it *fails* when some fact's
@@ -262,7 +265,8 @@ def hebbian_capacity(d: int, kernel: str = "linear", seed: int = 0, tied: bool =
     lo, hi : int
         Range of ``F`` searched (``lo >= 2``: a margin needs a competitor).
     verify : int, default 2
-    device : str, default "cpu"
+    device : str, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -278,6 +282,7 @@ def hebbian_capacity(d: int, kernel: str = "linear", seed: int = 0, tied: bool =
     ----------
     Seed 001, Definitions 2.1 and 2.3 (capacity: the most facts stored at a fixed budget).
     """
+    device = resolve_device(device)
     _check_kernel(kernel)
     lo = _count("lo", lo, 2)
     d = as_int(d, "d", minimum=1)
@@ -295,7 +300,7 @@ def hebbian_capacity(d: int, kernel: str = "linear", seed: int = 0, tied: bool =
 
 
 def hebbian_capacity_scan(dims, kernels=HEBBIAN_KERNELS, seeds=(0,), tied: bool = True,
-                          device="cpu") -> pd.DataFrame:
+                          device=None) -> pd.DataFrame:
     """:func:`hebbian_capacity` for every (kernel, d, seed).
 
     Parameters
@@ -305,7 +310,8 @@ def hebbian_capacity_scan(dims, kernels=HEBBIAN_KERNELS, seeds=(0,), tied: bool 
     kernels : iterable of {"linear", "k2"}
     seeds : iterable of int
     tied : bool, default True
-    device : str, default "cpu"
+    device : str, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -317,6 +323,7 @@ def hebbian_capacity_scan(dims, kernels=HEBBIAN_KERNELS, seeds=(0,), tied: bool 
     ValueError
         As :func:`hebbian_capacity`.
     """
+    device = resolve_device(device)
     rows = []
     for k in kernels:
         ds = dims[k] if isinstance(dims, dict) else dims

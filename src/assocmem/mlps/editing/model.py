@@ -45,7 +45,7 @@ from torch import nn
 from torch.nn import functional as Fn
 
 from assocmem._checks import as_int, as_real, seed_int, token_ids
-from assocmem.dtypes import check_float_dtype
+from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.mlps._checks import module_device, probe_map
 
 __all__ = ["EditingLMConfig", "EditingLM", "rope", "kaiming_embedding", "check_lm_tokens"]
@@ -70,8 +70,9 @@ class EditingLMConfig:
     rope_base : float, default 10000
         RoPE's base ``theta``: pair ``i`` turns by ``t * theta^(-2i/d)`` at position ``t``.
     norm_eps : float, default 1e-6
-    dtype : torch.dtype, default torch.float32
-        Dtype of the trainable weights and embeddings (float32 or float64).
+    dtype : torch.dtype, optional
+        Dtype of the trainable weights and embeddings (float32 or float64); ``None``: torch's
+        default dtype at construction (``torch.get_default_dtype()``), stored resolved.
 
     Raises
     ------
@@ -87,7 +88,7 @@ class EditingLMConfig:
     router_hidden: int = 64
     rope_base: float = 10000.0
     norm_eps: float = 1e-6
-    dtype: torch.dtype = torch.float32
+    dtype: torch.dtype | None = None
 
     def __post_init__(self) -> None:
         as_int(self.vocab_size, "vocab_size", minimum=2)
@@ -99,10 +100,10 @@ class EditingLMConfig:
         as_int(self.router_hidden, "router_hidden", minimum=1)
         as_real(self.rope_base, "rope_base", minimum=0.0, strict_min=True)
         as_real(self.norm_eps, "norm_eps", minimum=0.0)
-        check_float_dtype(self.dtype)
+        object.__setattr__(self, "dtype", check_float_dtype(resolve_dtype(self.dtype)))
 
 
-def kaiming_embedding(vocab_size: int, d: int, seed: int = 0, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def kaiming_embedding(vocab_size: int, d: int, seed: int = 0, dtype: torch.dtype | None = None) -> torch.Tensor:
     """A ``(vocab_size, d)`` table drawn Kaiming-uniform, ``U(-b, b)`` with ``b = sqrt(6 / d)``.
 
     Drawn on the CPU in float64 from ``seed``, then cast (seed 001, App. A.4.5: "We initialize
@@ -113,6 +114,7 @@ def kaiming_embedding(vocab_size: int, d: int, seed: int = 0, dtype: torch.dtype
     ValueError
         Non-positive sizes, a non-integer seed, a dtype other than float32/64.
     """
+    dtype = resolve_dtype(dtype)
     V, d = as_int(vocab_size, "vocab_size", minimum=1), as_int(d, "d", minimum=1)
     check_float_dtype(dtype)
     gen = torch.Generator().manual_seed(seed_int(seed))
@@ -167,11 +169,17 @@ def check_lm_tokens(tokens: torch.Tensor, vocab_size: int) -> torch.Tensor:
 _TRAINED = ("attn_norm", "query", "key", "router_in", "router_out", "aux_U", "aux_V", "out_norm")
 
 
+#: The trained modules are initialised in float32 from the seed (the draws of the stored
+#: results), whatever torch's default dtype, then cast to the config's dtype.
+_INIT = torch.float32
+
+
 class _NonlinearMap(nn.Module):
     """``W_2 GELU(W_1 LN(z))`` without biases: the seed's learned query (or key) map."""
 
     def __init__(self, d: int, hidden: int, eps: float, **factory) -> None:
         super().__init__()
+        factory = {"dtype": _INIT, **factory}  # drawn in float32 unless a shape-only build says
         self.norm = nn.LayerNorm(d, eps=max(eps, 1e-12), **factory)
         self.W1 = nn.Linear(d, hidden, bias=False, **factory)
         self.W2 = nn.Linear(hidden, d, bias=False, **factory)
@@ -205,8 +213,9 @@ class EditingLM(nn.Module):
         (``requires_grad_(False)``); a refused expert is left unchanged. It keeps its own dtype (its
         input is cast to it, its output back).
     seed : int, default 0
-        Seed of the trainable weights' initialisation (PyTorch's defaults, drawn under a forked
-        RNG so the global stream is untouched).
+        Seed of the trainable weights' initialisation (PyTorch's defaults, drawn in float32
+        whatever torch's default dtype, under a forked RNG so the global stream is untouched;
+        then cast to ``config.dtype``).
 
     A ``state_dict`` holds the embeddings, the trained weights, the fact expert's weights and, as
     extra state, the config; :meth:`empty` builds a model without values to load it into.
@@ -239,14 +248,14 @@ class EditingLM(nn.Module):
             return
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            self.attn_norm = nn.RMSNorm(c.d, eps=c.norm_eps)
+            self.attn_norm = nn.RMSNorm(c.d, eps=c.norm_eps, dtype=_INIT)
             self.query = _NonlinearMap(c.d, c.qk_hidden, c.norm_eps)
             self.key = _NonlinearMap(c.d, c.qk_hidden, c.norm_eps)
-            self.router_in = nn.Linear(c.d, c.router_hidden)
-            self.router_out = nn.Linear(c.router_hidden, 1)
-            self.aux_U = nn.Linear(c.d, c.aux_rank, bias=False)  # x U: (d -> r)
-            self.aux_V = nn.Linear(c.aux_rank, c.d, bias=False)  # (x U) V: (r -> d)
-            self.out_norm = nn.RMSNorm(c.d, eps=c.norm_eps)
+            self.router_in = nn.Linear(c.d, c.router_hidden, dtype=_INIT)
+            self.router_out = nn.Linear(c.router_hidden, 1, dtype=_INIT)
+            self.aux_U = nn.Linear(c.d, c.aux_rank, bias=False, dtype=_INIT)  # x U: (d -> r)
+            self.aux_V = nn.Linear(c.aux_rank, c.d, bias=False, dtype=_INIT)  # (x U) V: (r -> d)
+            self.out_norm = nn.RMSNorm(c.d, eps=c.norm_eps, dtype=_INIT)
         for name in _TRAINED:  # the expert keeps its own dtype
             getattr(self, name).to(c.dtype)
 

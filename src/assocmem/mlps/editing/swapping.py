@@ -32,6 +32,7 @@ from assocmem.mlps.editing.model import EditingLM
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp import FactMLP
 from assocmem.mlps.transformer.insertion import build_mlp
+from assocmem.devices import resolve_device
 
 __all__ = ["EditAssignment", "edit_assignment", "num_edits", "expert_fact_set", "build_fact_expert", "mlp_swap"]
 
@@ -197,7 +198,7 @@ def expert_fact_set(embedding: torch.Tensor, corpus: BookCorpus, authors=None) -
 
 
 def build_fact_expert(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int = 10000,
-                      lr: float = 1e-3, device="cpu") -> FactMLP:
+                      lr: float = 1e-3, device=None) -> FactMLP:
     """A frozen fact expert of hidden width ``m`` for ``facts`` (delegates to ``insertion.build_mlp``).
 
     Parameters
@@ -211,7 +212,8 @@ def build_fact_expert(method: str, facts: FactSet, m: int, seed: int = 0, *, epo
     seed : int, default 0
     epochs, lr : int, float
         GD only (seed 001: up to 10,000 epochs, learning rate ``1e-3``).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         GD only.
 
     Returns
@@ -224,11 +226,12 @@ def build_fact_expert(method: str, facts: FactSet, m: int, seed: int = 0, *, epo
     ValueError
         As :func:`assocmem.mlps.transformer.insertion.build_mlp`.
     """
+    device = resolve_device(device)
     return build_mlp(method, facts, m, seed, epochs=epochs, lr=lr, device=device)
 
 
 def mlp_swap(model: EditingLM, corpus: BookCorpus, authors, method: str, m: int, seed: int = 0, *,
-             epochs: int = 10000, lr: float = 1e-3, device="cpu") -> EditingLM:
+             epochs: int = 10000, lr: float = 1e-3, device=None) -> EditingLM:
     """MLP swapping: the model with a new fact expert built for the post-edit facts ``authors``.
 
     Parameters
@@ -257,6 +260,7 @@ def mlp_swap(model: EditingLM, corpus: BookCorpus, authors, method: str, m: int,
     Seed 001, Sec. 5.2 and App. A.4.5 ("constructs a replacement GD fact expert for the complete
     post-edit fact set and swaps that expert into the frozen Transformer").
     """
+    device = resolve_device(device)
     if not isinstance(model, EditingLM):
         raise ValueError(f"model must be an EditingLM; got {type(model).__name__}")
     facts = expert_fact_set(model.embedding, corpus, authors)

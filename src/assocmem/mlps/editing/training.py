@@ -51,6 +51,7 @@ from assocmem.mlps.editing.model import EditingLM, EditingLMConfig, kaiming_embe
 from assocmem.mlps.editing.swapping import build_fact_expert, expert_fact_set
 from assocmem.mlps.margins.decoding import accuracy as mlp_accuracy
 from assocmem.mlps.transformer.training import seed_stream
+from assocmem.dtypes import resolve_dtype
 
 __all__ = [
     "LMTrainConfig",
@@ -414,8 +415,8 @@ def expert_seed(seed: int) -> int:
 
 
 def base_model(corpus: BookCorpus, *, d: int, expert: str, m: int, train: LMTrainConfig, seed: int = 0,
-               expert_epochs: int = 10000, expert_lr: float = 1e-3, dtype: torch.dtype = torch.float32,
-               qk_hidden: int | None = None, device="cpu") -> tuple[EditingLM, LMTrainResult]:
+               expert_epochs: int = 10000, expert_lr: float = 1e-3, dtype: torch.dtype | None = None,
+               qk_hidden: int | None = None, device=None) -> tuple[EditingLM, LMTrainResult]:
     """The trained base model of seed 001's editing experiment: a frozen expert, then the rest trained.
 
     Parameters
@@ -435,11 +436,13 @@ def base_model(corpus: BookCorpus, *, d: int, expert: str, m: int, train: LMTrai
         trainable weights (stream 3).
     expert_epochs, expert_lr : int, float
         GD experts only (seed 001: 10,000 and ``1e-3``).
-    dtype : torch.dtype, default torch.float32
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         The model's dtype (the expert keeps its own).
     qk_hidden : int, optional
         Width of the query/key maps (``d`` by default).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Where the model trains (``"auto"``: CUDA when available, :mod:`assocmem.devices`).
 
     Returns
@@ -451,6 +454,7 @@ def base_model(corpus: BookCorpus, *, d: int, expert: str, m: int, train: LMTrai
     ValueError
         As :class:`EditingLMConfig`, :func:`build_fact_expert` and :func:`train_lm`.
     """
+    dtype = resolve_dtype(dtype)
     if not isinstance(corpus, BookCorpus):
         raise ValueError(f"corpus must be a BookCorpus; got {type(corpus).__name__}")
     seed = seed_int(seed)

@@ -32,7 +32,7 @@ from torch import nn
 
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
-from assocmem.dtypes import check_float_dtype
+from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.linear.memory import LeastSquaresMemory, OuterProductMemory
 from assocmem.mlps._checks import batch_input, check_finite_result, float_tensor
 from assocmem.mlps.facts import make_fact_set
@@ -101,7 +101,7 @@ class GatedMLP(nn.Module):
 
     @classmethod
     def empty(cls, d: int, m: int, d_out: int | None = None, gate: str = "identity", *,
-              dtype: torch.dtype = torch.float64, device: str | torch.device | None = None) -> "GatedMLP":
+              dtype: torch.dtype | None = None, device: str | torch.device | None = None) -> "GatedMLP":
         """A module of the given shape with zero weights, to load a ``state_dict`` into.
 
         ``device="meta"`` (or a ``torch.device("meta")`` context, which ``device=None`` follows)
@@ -114,6 +114,7 @@ class GatedMLP(nn.Module):
             If a width is not a positive integer, ``dtype`` is not float32 or float64, or the
             gate is unknown.
         """
+        dtype = resolve_dtype(dtype)
         d, m = _positive_int("d", d), _positive_int("m", m)
         d_out = d if d_out is None else _positive_int("d_out", d_out)
         if not isinstance(dtype, torch.dtype):
@@ -154,7 +155,7 @@ class GatedMLP(nn.Module):
 
 
 def gated_mlp(d: int, m: int, d_out: int | None = None, gate: str = "relu", seed: int = 0,
-              device="cpu") -> GatedMLP:
+              device=None) -> GatedMLP:
     """A random gated MLP: ``A, G`` iid ``N(0, 1/d)``, ``B`` iid ``N(0, 1/m)``, float64.
 
     The scales only keep activations of order one for unit inputs; Theorem 3.1 holds for any
@@ -170,7 +171,8 @@ def gated_mlp(d: int, m: int, d_out: int | None = None, gate: str = "relu", seed
     seed : int, default 0
         Seeds one CPU generator that draws ``A``, then ``G``, then ``B`` (moved to ``device``
         afterwards: a seed gives the same MLP on every device).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -408,7 +410,7 @@ def rewrite_errors(model, rewrite: HebbianRewrite, queries: torch.Tensor) -> dic
     return out
 
 
-def random_unit_inputs(n: int, d: int, seed: int = 0, device="cpu") -> torch.Tensor:
+def random_unit_inputs(n: int, d: int, seed: int = 0, device=None) -> torch.Tensor:
     """``n`` iid uniform points on the unit sphere of ``R^d``, shape ``(n, d)``, float64."""
     n, d = _positive_int("n", n), _positive_int("d", d)
     dev = resolve_device(device, dtype=_F64)
@@ -430,7 +432,7 @@ def _rewrite_row(model, stored, queries, inverse, **info) -> dict:
     return row
 
 
-def theorem31_study(d: int, m: int, F: int, queries: int, seed: int = 0, device="cpu") -> pd.DataFrame:
+def theorem31_study(d: int, m: int, F: int, queries: int, seed: int = 0, device=None) -> pd.DataFrame:
     """Theorem 3.1 on random gated MLPs, and what happens when ``Sigma`` is singular.
 
     Cases (one row each):
@@ -461,7 +463,8 @@ def theorem31_study(d: int, m: int, F: int, queries: int, seed: int = 0, device=
     queries : int
         Fresh unit-norm queries.
     seed : int, default 0
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 
-def pair_with_overlap(d: int, rho: float, seed: int = 0, device="cpu") -> tuple[torch.Tensor, torch.Tensor]:
+def pair_with_overlap(d: int, rho: float, seed: int = 0, device=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Two unit vectors ``x, z`` in ``R^d`` with ``<x, z> = rho`` exactly (up to rounding).
 
     Raises
@@ -66,7 +66,7 @@ def pair_with_overlap(d: int, rho: float, seed: int = 0, device="cpu") -> tuple[
     return e1, rho * e1 + math.sqrt(max(0.0, 1.0 - rho * rho)) * e2
 
 
-def overlap_pairs(d: int, rhos: Sequence[float], seed: int = 0, device="cpu") -> tuple[torch.Tensor, torch.Tensor]:
+def overlap_pairs(d: int, rhos: Sequence[float], seed: int = 0, device=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Stacked :func:`pair_with_overlap` pairs: ``x, z`` of shape ``(len(rhos), d)`` with ``<x_i, z_i> = rhos[i]``.
 
     Raises
@@ -74,6 +74,7 @@ def overlap_pairs(d: int, rhos: Sequence[float], seed: int = 0, device="cpu") ->
     ValueError
         An empty ``rhos``, or anything :func:`pair_with_overlap` rejects.
     """
+    device = resolve_device(device)
     rhos = list(rhos)
     if not rhos:
         raise ValueError("rhos must hold at least one overlap")
@@ -225,7 +226,7 @@ class SketchErrors:
 
 
 def sketch_error(x: torch.Tensor, z: torch.Tensor, ms: Sequence[int], draws: int, seed: int = 0,
-                 device="cpu", max_rows: int = 2**20) -> SketchErrors:
+                 device=None, max_rows: int = 2**20) -> SketchErrors:
     """Measure bias and error of the bilinear sketch ``K_m(x, z)`` against ``K_2 = <x, z>^2``.
 
     For every width ``m`` it draws ``draws`` independent pairs ``(A, G)`` of ``(m, d)`` standard
@@ -240,7 +241,8 @@ def sketch_error(x: torch.Tensor, z: torch.Tensor, ms: Sequence[int], draws: int
     draws : int
         Draws per width, ``>= 2``.
     seed : int, default 0
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     max_rows : int, default 2**20
         At most this many sketch rows ``(draw, r)`` are held at once (memory bound).
 

@@ -44,6 +44,7 @@ import torch
 from assocmem._checks import as_int, token_ids
 from assocmem.devices import resolve_device
 from assocmem.mlps.lm_embeddings.pairs import EmbeddingPairs
+from assocmem.dtypes import resolve_dtype
 
 __all__ = [
     "load_causal_lm",
@@ -57,7 +58,7 @@ __all__ = [
 _STORE_DTYPES = (torch.float32, torch.float64)
 
 
-def load_causal_lm(path, *, dtype: torch.dtype = torch.float32, device="cpu"):
+def load_causal_lm(path, *, dtype: torch.dtype | None = None, device=None):
     """A pretrained causal LM from a local folder, in eval mode (nothing is downloaded).
 
     Parameters
@@ -65,9 +66,11 @@ def load_causal_lm(path, *, dtype: torch.dtype = torch.float32, device="cpu"):
     path : str or os.PathLike
         A folder written by ``save_pretrained`` (or a downloaded Hugging Face snapshot):
         ``config.json`` and the weights.
-    dtype : torch.dtype, default torch.float32
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         The parameters' dtype (``torch.bfloat16`` halves the memory of a GPU run).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         As :func:`assocmem.devices.resolve_device` (``"auto"``, ``"cpu"``, ``"cuda"``,
         ``"cuda:N"``, ``"mps"``).
 
@@ -90,6 +93,7 @@ def load_causal_lm(path, *, dtype: torch.dtype = torch.float32, device="cpu"):
     OSError
         From ``transformers``: the folder holds no loadable model.
     """
+    dtype = resolve_dtype(dtype)
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise ValueError(f"path must be a folder path (str or os.PathLike); got {path!r}")
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
@@ -268,7 +272,7 @@ def _split_batch(batch, vocab_size: int, index: int):
 
 
 def capture_mlp_pairs(model, batches, *, layer: int | None = None, max_pairs: int = 500_000,
-                      device=None, dtype: torch.dtype = torch.float32) -> EmbeddingPairs:
+                      device=None, dtype: torch.dtype | None = None) -> EmbeddingPairs:
     """Per-token MLP inputs ``x`` and outputs ``y`` at one decoder block, via forward hooks.
 
     For each batch the model runs under ``torch.no_grad()``; a hook on
@@ -295,7 +299,8 @@ def capture_mlp_pairs(model, batches, *, layer: int | None = None, max_pairs: in
     device : str or torch.device, optional
         Where the batches run: the device of the model's parameters (the default); another
         device is refused.
-    dtype : torch.dtype, default torch.float32
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Stored dtype, float32 or float64 (500,000 pairs of width 1024 take 4 GB in float32).
 
     Returns
@@ -317,6 +322,7 @@ def capture_mlp_pairs(model, batches, *, layer: int | None = None, max_pairs: in
     ----------
     Seed 001, App. A.5.3 (Qwen3-0.6B-Base, layer 14 of 28, ``N = 500,000``).
     """
+    dtype = resolve_dtype(dtype)
     layers = decoder_layers(model)
     n_layers = len(layers)
     L = mid_layer(model) if layer is None else as_int(layer, "layer")
@@ -401,7 +407,7 @@ def capture_mlp_pairs(model, batches, *, layer: int | None = None, max_pairs: in
 
 def capture_from_folder(path, token_stream, *, seq_len: int = 512, batch_size: int = 8,
                         layer: int | None = None, max_pairs: int = 500_000,
-                        model_dtype: torch.dtype = torch.float32, device="cpu",
+                        model_dtype: torch.dtype | None = None, device=None,
                         separator: int | None = None) -> EmbeddingPairs:
     """:func:`load_causal_lm` then :func:`capture_mlp_pairs` over :func:`token_blocks` of the texts.
 
@@ -418,9 +424,11 @@ def capture_from_folder(path, token_stream, *, seq_len: int = 512, batch_size: i
         As :func:`token_blocks` (``seq_len = 512``: our choice; the seed gives none).
     layer, max_pairs
         As :func:`capture_mlp_pairs`.
-    model_dtype : torch.dtype, default torch.float32
+    model_dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         The model's dtype (:func:`load_causal_lm`); the pairs are stored in float32.
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -431,6 +439,8 @@ def capture_from_folder(path, token_stream, *, seq_len: int = 512, batch_size: i
     FileNotFoundError, ValueError, RuntimeError, OSError
         As :func:`load_causal_lm`, :func:`token_blocks` and :func:`capture_mlp_pairs`.
     """
+    model_dtype = resolve_dtype(model_dtype, 'model_dtype')
+    device = resolve_device(device)
     blocks = token_blocks(token_stream, seq_len, batch_size, separator=separator)
     model = load_causal_lm(path, dtype=model_dtype, device=device)
     return capture_mlp_pairs(model, blocks, layer=layer, max_pairs=max_pairs)  # where the model was loaded

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from assocmem._checks import as_int, as_real, seed_int
-from assocmem.dtypes import check_float_dtype
+from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.mlps._checks import float_tensor
 from assocmem.mlps.facts import FactSet
 
@@ -179,7 +179,7 @@ def load_pairs(path, max_pairs: int | None = None) -> EmbeddingPairs:
 
 
 def sample_fact_set(pairs: EmbeddingPairs, num_facts: int, seed: int = 0, *,
-                    max_cosine: float | None = None, dtype: torch.dtype = torch.float64) -> FactSet:
+                    max_cosine: float | None = None, dtype: torch.dtype | None = None) -> FactSet:
     """``F`` pairs drawn uniformly without replacement, as a unit-norm fact set (App. A.5.3).
 
     Key ``i`` is ``x_i / ||x_i||``, value row ``i`` is ``y_i / ||y_i||``, and the map is the
@@ -203,7 +203,8 @@ def sample_fact_set(pairs: EmbeddingPairs, num_facts: int, seed: int = 0, *,
     max_cosine : float, optional
         In ``(-1, 1)``: the largest cosine allowed between two kept keys or two kept values
         (``None``: a uniform draw).
-    dtype : torch.dtype, default torch.float64
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
 
     Returns
     -------
@@ -218,6 +219,7 @@ def sample_fact_set(pairs: EmbeddingPairs, num_facts: int, seed: int = 0, *,
         ``max_cosine`` outside ``(-1, 1)``, fewer than ``F`` pairs that satisfy it, or a bad
         seed or dtype.
     """
+    dtype = resolve_dtype(dtype)
     if not isinstance(pairs, EmbeddingPairs):
         raise ValueError(f"pairs must be EmbeddingPairs; got {type(pairs).__name__}")
     if not isinstance(dtype, torch.dtype):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from assocmem.devices import torch_threads
+from assocmem.devices import resolve_device, torch_threads
 from assocmem.mlps.margin_sweeps.registration import MARGIN_SWEEPS, STORED_PRESET
 from assocmem.sweeps.registry import get_sweep
 
@@ -140,7 +140,7 @@ def compare_overlap(live: pd.DataFrame, stored: pd.DataFrame, keys: Sequence[str
     return summary.assign(kind=summary["column"].map(kind))
 
 
-def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", device: str = "cpu",
+def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", device: str | None = None,
                results_dir=None, num_threads: int | None = 1, seed: int | None = None) -> pd.DataFrame:
     """Run each sweep's ``preset`` in memory and assert that its rows agree with the stored ones.
 
@@ -158,7 +158,8 @@ def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", devi
         Sweeps to check (default: all of :data:`MARGIN_SWEEPS`).
     preset : str, default "quick"
         The preset to run live (``persist=False``: nothing is written).
-    device : str, default "cpu"
+    device : str, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     results_dir : path, optional
         Where the stored results live (default: the repository's ``results/``).
     num_threads : int or None, default 1
@@ -178,6 +179,7 @@ def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", devi
     assocmem.sweeps.RowsDisagree
         If some sweep's live rows break a rule.
     """
+    device = resolve_device(device)
     from assocmem.sweeps.engine import run_sweep
     from assocmem.sweeps.store import load_results
 

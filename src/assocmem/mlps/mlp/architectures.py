@@ -34,7 +34,7 @@ import torch
 from torch import nn
 
 from assocmem._checks import as_bool, module_input, positive_int
-from assocmem.dtypes import check_float_dtype
+from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.mlps._checks import batch_input, check_finite_result, float_tensor
 from assocmem.mlps.mlp._common import _tracks_grad
 
@@ -208,7 +208,7 @@ class BilinearMLP(FactMLP):
         self.info: dict = {}
 
     @classmethod
-    def empty(cls, d: int, m: int, d_out: int | None = None, *, dtype: torch.dtype = torch.float64,
+    def empty(cls, d: int, m: int, d_out: int | None = None, *, dtype: torch.dtype | None = None,
               device: str | torch.device | None = None, construction: str = "",
               trainable: bool = False) -> "BilinearMLP":
         """A module of the given shape with zero weights, to load a ``state_dict`` into.
@@ -223,7 +223,8 @@ class BilinearMLP(FactMLP):
             Input and hidden widths, ``>= 1``.
         d_out : int, optional
             Output width ``d_c`` (default ``d``).
-        dtype : torch.dtype, default torch.float64
+        dtype : torch.dtype, optional
+            ``None``: torch's default dtype (``torch.get_default_dtype()``).
             float32 or float64 (the constructions' dtype by default).
         device : str, torch.device or None
             Passed to :func:`torch.zeros`; ``None`` is torch's current default device (so a
@@ -236,6 +237,7 @@ class BilinearMLP(FactMLP):
         ValueError
             If a width is not a positive integer or ``dtype`` is not float32 or float64.
         """
+        dtype = resolve_dtype(dtype)
         d, m, d_out = _widths(d=d, m=m, d_out=d_out)
         A, G, B = _empty({"A": (m, d), "G": (m, d), "B": (d_out, m)}, dtype, device)
         return cls(A, G, B, construction=construction, trainable=trainable)
@@ -329,7 +331,7 @@ class ExactK2Memory(FactMLP):
         self.register_buffer("targets", targets)  # (F, d_c)
 
     @classmethod
-    def empty(cls, F: int, d: int, d_out: int | None = None, *, dtype: torch.dtype = torch.float64,
+    def empty(cls, F: int, d: int, d_out: int | None = None, *, dtype: torch.dtype | None = None,
               device: str | torch.device | None = None) -> "ExactK2Memory":
         """A memory of ``F`` facts with zero keys and targets, to load a ``state_dict`` into.
 
@@ -348,6 +350,7 @@ class ExactK2Memory(FactMLP):
         ValueError
             If a size is not a positive integer or ``dtype`` is not float32 or float64.
         """
+        dtype = resolve_dtype(dtype)
         F, d, d_out = _widths(F=F, d=d, d_out=d_out)
         keys, targets = _empty({"keys": (F, d), "targets": (F, d_out)}, dtype, device)
         return cls(keys, targets)
@@ -405,7 +408,7 @@ class GatedReLUMLP(FactMLP):
         self.info: dict = {}
 
     @classmethod
-    def empty(cls, d: int, m: int, d_out: int | None = None, *, dtype: torch.dtype = torch.float64,
+    def empty(cls, d: int, m: int, d_out: int | None = None, *, dtype: torch.dtype | None = None,
               device: str | torch.device | None = None) -> "GatedReLUMLP":
         """A module of the given shape with zero weights, to load a ``state_dict`` into (as
         :meth:`BilinearMLP.empty`; ``d_out`` defaults to ``d``).
@@ -415,6 +418,7 @@ class GatedReLUMLP(FactMLP):
         ValueError
             If a width is not a positive integer or ``dtype`` is not float32 or float64.
         """
+        dtype = resolve_dtype(dtype)
         d, m, d_out = _widths(d=d, m=m, d_out=d_out)
         W_gate, W_up, P = _empty({"W_gate": (m, d), "W_up": (m, d), "P": (d_out, m)}, dtype, device)
         return cls(W_gate, W_up, P)

@@ -396,7 +396,7 @@ def data_dependent_mlp(
     -------
     BilinearMLP
         ``construction = "data-dependent"``; ``info`` holds the two solves' iterations,
-        residuals and flop counts.
+        residuals and flop counts. Computed in float64, returned in the fact set's dtype.
 
     Raises
     ------
@@ -435,7 +435,8 @@ def data_dependent_mlp(
         A1, info_a = solve_factor(K, G1, W0, C, metric=metric, x0=A0, tol=cg_tol, max_iter=cg_max_iter)
         Phi1 = bilinear_features(K, A1, G1)  # (F, m)
         B = hebbian_readout(Phi1, C, "full", ridge)  # (d, m)
-        model = BilinearMLP(A1, G1, B, construction="data-dependent")
+        # float64 inside (CG solves and the whitened readout); the module in the facts' dtype
+        model = BilinearMLP(A1, G1, B, construction="data-dependent").to(facts.keys.dtype)
     model.info = {"seed": int(seed), "ridge": float(ridge), "objective": objective,
                   "solve_G": info_g, "solve_A": info_a}
     return model
@@ -520,6 +521,6 @@ def data_dependent_mlp_reference(facts: FactSet, m: int, seed: int = 0, *, ridge
     G1, it_g = _plain_cg(K, A0, W0, C, G0, cg_tol, cg_max_iter)
     A1, it_a = _plain_cg(K, G1, W0, C, A0, cg_tol, cg_max_iter)
     B = hebbian_readout_reference((K @ A1.T) * (K @ G1.T), C, ridge)  # (d, m)
-    model = BilinearMLP(A1, G1, B, construction="data-dependent")
+    model = BilinearMLP(A1, G1, B, construction="data-dependent").to(facts.keys.dtype)
     model.info = {"iterations_G": it_g, "iterations_A": it_a}
     return model

@@ -23,7 +23,7 @@ from torch import nn
 
 from assocmem._checks import as_real, positive_int as _positive_int, seed_int as _seed
 from assocmem.devices import resolve_device
-from assocmem.dtypes import cast_checked, check_float_dtype
+from assocmem.dtypes import cast_checked, check_float_dtype, resolve_dtype
 from assocmem._checks import as_bool
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp._common import _F64, _checked_facts, _nonneg_float
@@ -41,13 +41,13 @@ def train_mlp(
     lr: float = 1e-3,
     loss: str = "ce",
     seed: int = 0,
-    device="auto",
+    device=None,
     tol: float = 1e-7,
     *,
     lr_min: float = 1e-6,
     stop_at_full_accuracy: bool = False,
     check_every: int = 50,
-    dtype: torch.dtype = torch.float32,
+    dtype: torch.dtype | None = None,
     record_every: int = 100,
 ) -> BilinearMLP:
     """Bilinear gated MLP ``B((A x) * (G x))`` without biases trained by full-batch gradient descent.
@@ -76,14 +76,16 @@ def train_mlp(
     lr : float, default 1e-3
     loss : {"ce", "mse"}, default "ce"
     seed : int, default 0
-    device : str or torch.device, default "auto"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     tol : float, default 1e-7
         Stop when the loss is at most ``tol``.
     lr_min : float, default 1e-6
         Final learning rate of the cosine schedule.
     stop_at_full_accuracy : bool, default False
     check_every : int, default 50
-    dtype : torch.dtype, default torch.float32
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         torch.float32 or torch.float64 (float16 / bfloat16 are refused, :mod:`assocmem.dtypes`).
     record_every : int, default 100
         Keep the loss every ``record_every`` epochs in ``info["losses"]``.
@@ -110,6 +112,7 @@ def train_mlp(
     App. A.3.1 (the capacity protocol), App. A.4.5 ("GD MLP Setup": early stopping once the
     objective falls below ``1e-7``, and MSE for editing).
     """
+    dtype = resolve_dtype(dtype)
     facts = _checked_facts(facts, require_unit_keys=False)
     m = _positive_int("m", m)
     epochs = _positive_int("epochs", epochs)

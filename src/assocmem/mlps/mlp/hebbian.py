@@ -78,7 +78,9 @@ def hebbian_mlp(
        primal ``B0 (Sigma + ridge I)^{-1}`` for ``m <= F`` and the dual
        ``C_f^T (Phi Phi^T + ridge I)^{-1} Phi`` for ``m > F``.
 
-    Everything is computed in float64 on the fact set's device (Cholesky + triangular solves).
+    Everything is computed in float64 on the fact set's device (Cholesky + triangular solves);
+    the returned module is in the fact set's dtype (float64 for a float64 fact set; a float32
+    fact set gives a float32 module that composes with a float32 model).
     The dual branch interpolates once ``m >= F`` (generically 100 % accurate there). On the CPU
     the construction runs with torch's threads capped at the cores that other processes leave
     free (:func:`assocmem.benchmarking.load_capped_threads`; the result does not depend on it
@@ -156,7 +158,8 @@ def hebbian_mlp(
         A, G = AG[:m], AG[m:]
         Phi = _stacked_features(K, AG)  # (F, m), = bilinear_features(K, A, G)
         B = hebbian_readout(Phi, facts.targets.to(_F64), whitening, ridge, branch)  # (d, m)
-        model = BilinearMLP(A.clone(), G.clone(), B, construction=f"hebbian-{whitening}")
+        # float64 inside (the whitened readout's Cholesky needs it); the module in the facts' dtype
+        model = BilinearMLP(A.clone(), G.clone(), B, construction=f"hebbian-{whitening}").to(facts.keys.dtype)
     used = branch if branch != "auto" else ("primal" if m <= K.shape[0] else "dual")
     model.info = {"whitening": whitening, "ridge": float(ridge), "seed": int(seed),
                   "branch": used if whitening == "full" else None}
@@ -207,7 +210,7 @@ def hebbian_mlp_reference(facts: FactSet, m: int, ridge: float = 1e-6, seed: int
     A, G = AG[:m], AG[m:]  # (m, d) each
     Phi = (K @ A.T) * (K @ G.T)  # (F, m)
     B = hebbian_readout_reference(Phi, facts.targets.to(_F64), ridge)  # (d, m)
-    return BilinearMLP(A.clone(), G.clone(), B, construction="hebbian-full")
+    return BilinearMLP(A.clone(), G.clone(), B, construction="hebbian-full").to(facts.keys.dtype)
 
 
 def exact_k2_memory(facts: FactSet, *, require_unit_keys: bool = True) -> ExactK2Memory:
@@ -224,7 +227,8 @@ def exact_k2_memory(facts: FactSet, *, require_unit_keys: bool = True) -> ExactK
     Returns
     -------
     ExactK2Memory
-        float64, with ``kernel(x, z) = (x @ z.T) ** 2`` and no ``features``.
+        In the fact set's dtype (built from float64 copies), with ``kernel(x, z) = (x @ z.T) ** 2``
+        and no ``features``.
 
     Raises
     ------
@@ -236,4 +240,4 @@ def exact_k2_memory(facts: FactSet, *, require_unit_keys: bool = True) -> ExactK
     Seed 001, eq. 8; Lemma B.2; App. A.3.2 (the exact-``K_2`` ``F``-sweep).
     """
     facts = _checked_facts(facts, as_bool(require_unit_keys, "require_unit_keys"))
-    return ExactK2Memory(facts.keys.to(_F64).clone(), facts.targets.to(_F64).clone())
+    return ExactK2Memory(facts.keys.to(_F64).clone(), facts.targets.to(_F64).clone()).to(facts.keys.dtype)

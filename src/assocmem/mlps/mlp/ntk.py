@@ -55,7 +55,7 @@ def ntk_mlp(facts: FactSet, m: int, seed: int = 0, *, require_unit_keys: bool = 
     Returns
     -------
     GatedReLUMLP
-        float64, ``num_parameters = 3 m d`` (``d_c = d``).
+        In the fact set's dtype (computed in float64), ``num_parameters = 3 m d`` (``d_c = d``).
 
     Raises
     ------
@@ -79,6 +79,6 @@ def ntk_mlp(facts: FactSet, m: int, seed: int = 0, *, require_unit_keys: bool = 
     P = P / torch.linalg.vector_norm(P, dim=0, keepdim=True)  # unit columns p_r
     H = K @ W_gate.T  # (F, m)  He_1 features
     W_up = (H * (C @ P)).T @ K / m  # (m, d)
-    model = GatedReLUMLP(W_gate, W_up, P)
+    model = GatedReLUMLP(W_gate, W_up, P).to(facts.keys.dtype)  # float64 inside, the facts' dtype out
     model.info = {"seed": int(seed), "hermite_degree": 1}
     return model

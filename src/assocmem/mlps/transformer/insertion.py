@@ -29,6 +29,7 @@ from assocmem.mlps.capacity_sweeps import build_memory
 from assocmem.mlps.facts import FactSet
 from assocmem.mlps.mlp import FactMLP, train_mlp
 from assocmem.mlps.transformer.ssfr import check_seed
+from assocmem.devices import resolve_device
 
 __all__ = ["METHODS", "build_mlp", "check_mlp_width"]
 
@@ -88,7 +89,7 @@ def _check_converged(mlp, facts: FactSet, loss: str, lr: float) -> None:
 
 
 def build_mlp(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int = 10000, lr: float = 1e-3,
-              device="cpu", dtype: torch.dtype | None = None) -> FactMLP:
+              device=None, dtype: torch.dtype | None = None) -> FactMLP:
     """A frozen fact-storing MLP of hidden width ``m`` for ``facts``, ready to insert.
 
     Parameters
@@ -105,7 +106,8 @@ def build_mlp(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int
     epochs, lr : int, float
         GD only (``gd_ce``, ``gd_mse``): full-batch Adam epochs and initial learning rate
         (:func:`~assocmem.mlps.mlp.train_mlp`; the seed's 10,000 epochs by default).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         GD only: where it trains. The constructions run where the fact set lives.
     dtype : torch.dtype, optional
         Cast the built MLP's weights (e.g. float32 for speed inside a float32 Transformer). By
@@ -128,6 +130,7 @@ def build_mlp(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int
     ----------
     Seed 001, App. A.1.1 and A.4.3 (methods), A.4.5 (GD with MSE).
     """
+    device = resolve_device(device)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
     if not isinstance(facts, FactSet):
@@ -139,7 +142,8 @@ def build_mlp(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int
     if dtype is not None and dtype not in (torch.float32, torch.float64):
         raise ValueError(f"dtype must be torch.float32 or torch.float64; got {dtype}")
     if method == "gd_mse":
-        mlp = train_mlp(facts, m, epochs=epochs, lr=lr, loss="mse", seed=seed, device=device)
+        mlp = train_mlp(facts, m, epochs=epochs, lr=lr, loss="mse", seed=seed, device=device,
+                        dtype=torch.float32)
     else:
         mlp = build_memory("gd" if method == "gd_ce" else method, facts, m, seed, epochs=epochs, lr=lr,
                            device=device)

@@ -45,7 +45,7 @@ from torch.nn import functional as Fn
 
 from assocmem._checks import as_bool, as_int, as_real, token_ids
 from assocmem.devices import resolve_device
-from assocmem.dtypes import check_float_dtype
+from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.mlps._checks import module_device, module_dtype, probe_map
 from assocmem.mlps.transformer.ssfr import SSFRTask, check_embedding, check_seed
 
@@ -77,15 +77,16 @@ class TransformerConfig:
     freeze_value_output : bool, default True
         ``W_V`` and ``W_O`` fixed to the identity (App. A.4.3). When False they are trained,
         starting from the identity (the authors draw them ``N(0, 0.02^2)``).
-    dtype : torch.dtype, default torch.float32
+    dtype : torch.dtype, optional (``None``: torch's default dtype at construction, stored resolved)
         Dtype of the embeddings and attention weights (float32 or float64).
     norm_eps : float, default 1e-6
         ``eps`` of the RMSNorm and floor of the norm in the projections to the sphere.
     init_std : float, default 0.02
         ``W_Q`` and ``W_K`` start i.i.d. ``N(0, init_std^2)`` (GPT-2's initialisation, as the
         authors' code).
-    device : str or torch.device, default "auto"
-        Where the model lives (:func:`assocmem.devices.resolve_device`).
+    device : str or torch.device, optional
+        Where the model lives (:func:`assocmem.devices.resolve_device`); ``None``: torch's
+        default device (``torch.get_default_device()``), ``"auto"``: CUDA if available.
 
     Raises
     ------
@@ -98,17 +99,17 @@ class TransformerConfig:
     d: int
     attention_residual: bool = False
     freeze_value_output: bool = True
-    dtype: torch.dtype = torch.float32
+    dtype: torch.dtype | None = None
     norm_eps: float = 1e-6
     init_std: float = 0.02
-    device: str | torch.device = "auto"
+    device: str | torch.device | None = None
 
     def __post_init__(self) -> None:
         # store the checked values: an integral float d = 8.0 becomes the int 8 (torch needs an int)
         object.__setattr__(self, "d", as_int(self.d, "d", minimum=2))
         object.__setattr__(self, "attention_residual", as_bool(self.attention_residual, "attention_residual"))
         object.__setattr__(self, "freeze_value_output", as_bool(self.freeze_value_output, "freeze_value_output"))
-        check_float_dtype(self.dtype)
+        object.__setattr__(self, "dtype", check_float_dtype(resolve_dtype(self.dtype)))
         object.__setattr__(self, "norm_eps", as_real(self.norm_eps, "norm_eps", minimum=0.0))
         object.__setattr__(self, "init_std", as_real(self.init_std, "init_std", minimum=0.0, strict_min=True))
 

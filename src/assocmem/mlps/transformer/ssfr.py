@@ -348,7 +348,7 @@ def _draw(task: SSFRTask, keys: torch.Tensor, gen: torch.Generator) -> torch.Ten
 
 
 def ssfr_batch(task: SSFRTask, mapping: torch.Tensor, batch_size: int, generator: torch.Generator,
-               device="cpu") -> SSFRBatch:
+               device=None) -> SSFRBatch:
     """A training batch: keys uniform on ``[F]``, junk i.i.d. uniform on the junk vocabulary.
 
     Draw order from ``generator`` (a CPU ``torch.Generator``): the ``B`` keys, then the ``B x 2J``
@@ -364,7 +364,8 @@ def ssfr_batch(task: SSFRTask, mapping: torch.Tensor, batch_size: int, generator
         ``B >= 1``.
     generator : torch.Generator
         A CPU generator (the caller owns its state).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -380,6 +381,7 @@ def ssfr_batch(task: SSFRTask, mapping: torch.Tensor, batch_size: int, generator
     ----------
     Seed 001, Definition 3.2 (``j_t`` i.i.d. uniform on ``[V_J]``) and App. A.2.1.
     """
+    device = resolve_device(device)
     task = _task(task)
     f = check_mapping(mapping, task).cpu()
     B = positive_int("batch_size", batch_size)
@@ -395,7 +397,7 @@ def _sample(task: SSFRTask, f: torch.Tensor, B: int, generator: torch.Generator)
 
 
 def ssfr_eval_batch(task: SSFRTask, mapping: torch.Tensor, contexts_per_key: int, seed: int = 0,
-                    device="cpu") -> SSFRBatch:
+                    device=None) -> SSFRBatch:
     """Every key, each in ``contexts_per_key`` sampled junk contexts (key-major order).
 
     Row ``i * C + c`` holds key ``i`` in its ``c``-th context, so per-key results reshape to
@@ -408,7 +410,8 @@ def ssfr_eval_batch(task: SSFRTask, mapping: torch.Tensor, contexts_per_key: int
     contexts_per_key : int
         ``C >= 1``.
     seed : int, default 0
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------
@@ -420,6 +423,7 @@ def ssfr_eval_batch(task: SSFRTask, mapping: torch.Tensor, contexts_per_key: int
     ValueError
         A bad task or map, ``C < 1``, or a seed outside ``[0, 2^63)`` (:func:`check_seed`).
     """
+    device = resolve_device(device)
     task = _task(task)
     f = check_mapping(mapping, task).cpu()
     C = positive_int("contexts_per_key", contexts_per_key)

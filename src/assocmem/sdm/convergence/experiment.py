@@ -42,6 +42,7 @@ from assocmem.sdm.convergence.perturbations import (
 )
 from assocmem.sdm.convergence.read_rules import ReadRule
 from assocmem.sdm.convergence.retrieval import converge, cosine_to_target
+from assocmem.dtypes import resolve_dtype
 
 __all__ = [
     "convergence_experiment",
@@ -49,9 +50,9 @@ __all__ = [
 
 
 def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, levels=None,
-                           num_queries=None, seed=0, device="cpu", *, num_datasets: int = 1,
+                           num_queries=None, seed=0, device=None, *, num_datasets: int = 1,
                            num_repeats: int = 1, r=None, beta_convention: str = "authors",
-                           max_steps: int = 100, tol: float = 0.05, dtype=torch.float32,
+                           max_steps: int = 100, tol: float = 0.05, dtype=None,
                            ensure_closest=None, data=None, rule_options=None, setting=None,
                            num_threads=None, show_progress: bool = True) -> pd.DataFrame:
     """Run the App. B.7 convergence experiment; one row per convergence.
@@ -80,7 +81,8 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
         Master seed. Patterns, targets, perturbations and stochastic rounding all derive from
         it through independent streams keyed by (set, level, repeat, rule, radius), so a run with
         fewer rules or radii reproduces the corresponding rows of a larger run.
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     num_datasets : int, default 1
         Independent pattern sets (the authors: 3).
     num_repeats : int, default 1
@@ -90,7 +92,8 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
     beta_convention : {"authors", "ols"}, default "authors"
     max_steps : int, default 100
     tol : float, default 0.05
-    dtype : torch.float32 or torch.float64, default torch.float32
+    dtype : torch.float32 or torch.float64, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Floating type of the reads (float32 is about twice as fast on CPUs; cosines are
         reported in float64).
     ensure_closest : bool, optional
@@ -140,6 +143,7 @@ def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, leve
     Bricken & Pehlevan (2021), App. B.7 (Figs. 18-31); the authors' ``SDM_Experiments.ipynb``
     ([BP21-code]); [S002] claim C5.
     """
+    dtype = resolve_dtype(dtype)
     algos = _algorithm_names(algorithms)
     if not algos:
         raise ValueError("algorithms is empty")

@@ -143,7 +143,7 @@ def perturb_continuous(targets, k, seed=0) -> torch.Tensor:
     return rotate_to_cosine(t.to(torch.float64), 1.0 - 2.0 * kf / n, seed=seed)
 
 
-def random_patterns(m, n, seed=0, device="cpu") -> tuple[torch.Tensor, torch.Tensor]:
+def random_patterns(m, n, seed=0, device=None) -> tuple[torch.Tensor, torch.Tensor]:
     """The authors' random patterns: ``uniform(-1, 1)^n``, binarised by sign and L2-normalised.
 
     Parameters
@@ -155,7 +155,8 @@ def random_patterns(m, n, seed=0, device="cpu") -> tuple[torch.Tensor, torch.Ten
     seed : int or torch.Generator, default 0
         CPU generator (the same patterns on every device).
         A generator must be a CPU one; another device's is refused (ValueError).
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
 
     Returns
     -------

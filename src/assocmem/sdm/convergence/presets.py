@@ -171,7 +171,7 @@ def get_preset(name: str) -> ConvergencePreset:
     return lookup(PRESETS, name)
 
 
-def run_preset(name: str, seed=0, device="cpu", algorithms=None, dtype=None, num_threads=1,
+def run_preset(name: str, seed=0, device=None, algorithms=None, dtype=None, num_threads=1,
                show_progress: bool = True) -> pd.DataFrame:
     """Run a preset: :func:`convergence_experiment` for each of its settings, concatenated.
 
@@ -179,7 +179,8 @@ def run_preset(name: str, seed=0, device="cpu", algorithms=None, dtype=None, num
     ----------
     name : {"quick", "cpu", "paper"}
     seed : int, default 0
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     algorithms : str or iterable of str, optional
         Restrict every setting to these rules, or to one rule given by name (default: each
         setting's, else the preset's).

@@ -44,8 +44,8 @@ import torch
 from assocmem._checks import as_int as _as_int
 from assocmem._checks import as_real
 from assocmem.benchmarking import load_capped_threads
-from assocmem.devices import resolve_device
-from assocmem.dtypes import cast_checked
+from assocmem.devices import resolve_device, uniform_on_cpu_
+from assocmem.dtypes import cast_checked, resolve_dtype
 from assocmem.sdm._common import _torch_seed, _unit_norm
 from assocmem.sdm.convergence._common import _as_tensor, _check_dtype
 from assocmem.sdm.convergence.algorithms import PAPER_NEURONS, algorithm_spec
@@ -221,11 +221,13 @@ class ReadRule:
         Slope convention of the fit (:func:`assocmem.sdm.fit_beta`); ``"authors"`` reproduces
         the paper's betas.
     seed : int, default 0
-        Seed of the generator for stochastic rounding (on the rule's device) and of the neuron
-        addresses of ``Binary_Neuron_SDM`` (CPU, so the same on every device).
-    device : str or torch.device, default "auto"
+        Seed of the stochastic rounding and of ``Binary_Neuron_SDM``'s neuron addresses; both
+        draw on the CPU and move to the rule's device (a seed, the same numbers on every device).
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Where reads run.
-    dtype : torch.float32 or torch.float64, default torch.float64
+    dtype : torch.float32 or torch.float64, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
         Floating type of the reads. Hamming distances are exact in both (integers below
         ``2^24``); ``float32`` is about twice as fast on CPUs.
     cap_table_size : int, default 8193
@@ -260,8 +262,9 @@ class ReadRule:
     """
 
     def __init__(self, name, n, d, *, r=None, beta=None, beta_convention: str = "authors",
-                 seed=0, device="auto", dtype=torch.float64, cap_table_size: int = 8193,
+                 seed=0, device=None, dtype=None, cap_table_size: int = 8193,
                  chunk_size: int = 256, authors_cap_counts: bool = False):
+        dtype = resolve_dtype(dtype)
         self.spec = algorithm_spec(name)
         self.name = self.spec.name
         self.n = _as_int(n, "n")
@@ -362,7 +365,7 @@ class ReadRule:
             If ``seed`` is not an integer in ``[-2^63, 2^64 - 1]``; the generator is then
             unchanged.
         """
-        self._generator = torch.Generator(device=self.device).manual_seed(_torch_seed(seed))
+        self._generator = torch.Generator(device="cpu").manual_seed(_torch_seed(seed))  # CPU draws
         return self
 
     def __repr__(self) -> str:
@@ -564,7 +567,7 @@ class ReadRule:
         """Stochastic rounding in place: ``floor(c) + 1[U < c - floor(c)]``, ``U ~ uniform(0, 1)``."""
         low = torch.floor(counts, out=ws.view("b", b))
         frac = counts.sub_(low)
-        u = ws.view("c", b).uniform_(0.0, 1.0, generator=self._generator)
+        u = uniform_on_cpu_(ws.view("c", b), self._generator)
         w = low.add_(u.lt_(frac))  # lt_ writes 1.0 / 0.0 in u's dtype
         return w, w.sum(-1, keepdim=True)
 

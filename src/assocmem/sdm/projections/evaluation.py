@@ -42,14 +42,15 @@ __all__ = [
 ]
 
 
-def nearest_stored(memory_images, target_images, device="auto", chunk_size: int = 1024):
+def nearest_stored(memory_images, target_images, device=None, chunk_size: int = 1024):
     """The stored image nearest (by cosine, in pixel space) to each target.
 
     Parameters
     ----------
     memory_images : array_like or torch.Tensor, shape ``(m, n_base)``
     target_images : array_like or torch.Tensor, shape ``(B, n_base)``
-    device : str or torch.device, default "auto"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     chunk_size : int, default 1024
         Targets per block.
 
@@ -119,7 +120,7 @@ def evaluate_projection(projection, memory_images, query_images, target_images=N
                         rules: Sequence[str] = (TRAIN_RULE,), d: int | None = None,
                         levels: Sequence[float] = AUTHORS_TEST_LEVELS,
                         base_dim: int = AUTHORS_BASE_DIM, max_steps: int = 10, tol: float = 0.05,
-                        beta=None, r=None, seed=0, device="auto", dtype=None, protocol: str = "",
+                        beta=None, r=None, seed=0, device=None, dtype=None, protocol: str = "",
                         projection_name: str | None = None, chunk_size: int = 512) -> pd.DataFrame:
     """Perturb queries, iterate reads in the projected space, score against the targets.
 
@@ -160,7 +161,8 @@ def evaluate_projection(projection, memory_images, query_images, target_images=N
         Neurons, for neuron-limited rules.
     seed : int, default 0
         Perturbation draws and stochastic rounding.
-    device : str or torch.device, default "auto"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     dtype : torch.float32 or torch.float64, optional
         Default: float64 for a matrix, the training dtype for a :class:`LearntProjection`.
     protocol, projection_name : str

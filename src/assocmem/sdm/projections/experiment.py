@@ -35,6 +35,8 @@ from assocmem.sdm.projections.protocol import (
     TRAIN_RULE,
 )
 from assocmem.sdm.projections.training import train_projection
+from assocmem.dtypes import resolve_dtype
+from assocmem.devices import resolve_device
 
 __all__ = [
     "ProjectionExperiment",
@@ -116,7 +118,7 @@ def projection_experiment(train_images, test_images, protocol=("authors", "store
                           train_levels: tuple[float, float] = AUTHORS_TRAIN_LEVELS,
                           base_dim: int = AUTHORS_BASE_DIM, repeats: int = 1,
                           num_train_queries: int | None = None, max_steps: int = 10,
-                          tol: float = 0.05, r=None, seed=0, device="auto", dtype=torch.float32,
+                          tol: float = 0.05, r=None, seed=0, device=None, dtype=None,
                           projections: dict | None = None) -> ProjectionExperiment:
     """Train the projection on the training images and evaluate it under several protocols.
 
@@ -152,8 +154,10 @@ def projection_experiment(train_images, test_images, protocol=("authors", "store
     max_steps, tol, r
         Reads (:func:`evaluate_projection`).
     seed : int, default 0
-    device : str or torch.device, default "auto"
-    dtype : torch.float32 or torch.float64, default torch.float32
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
+    dtype : torch.float32 or torch.float64, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
     projections : dict, optional
         ``(d, repeat) -> LearntProjection`` to evaluate instead of training.
 
@@ -173,6 +177,8 @@ def projection_experiment(train_images, test_images, protocol=("authors", "store
     Bricken & Pehlevan (2021), App. B.7, Figs. 30-31; seed 002, "Convergence experiments
     (App. B.7)"; [BP21-code] (``LearnProjections.ipynb``, cells 2-3).
     """
+    dtype = resolve_dtype(dtype)
+    device = resolve_device(device, dtype=dtype)
     train = _images(train_images, "train_images")
     test = _images(test_images, "test_images", train.shape[1])
     protocols = _as_names(protocol, PROTOCOLS, "protocol")

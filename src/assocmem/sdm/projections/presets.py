@@ -92,7 +92,7 @@ def digits_images(seed=0) -> tuple[np.ndarray, np.ndarray]:
     return split.train / 16.0, split.test / 16.0
 
 
-def run_projection_preset(name: str, seed=0, device="cpu", num_threads=1) -> ProjectionExperiment:
+def run_projection_preset(name: str, seed=0, device=None, num_threads=1) -> ProjectionExperiment:
     """Run a preset of :data:`PROJECTION_PRESETS` on the digits.
 
     Parameters
@@ -100,7 +100,8 @@ def run_projection_preset(name: str, seed=0, device="cpu", num_threads=1) -> Pro
     name : {"quick", "cpu"}
     seed : int, default 0
         Seeds the data split, training and perturbations.
-    device : str or torch.device, default "cpu"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
     num_threads : int or None, default 1
         torch CPU threads during the run (restored afterwards; ignored off the CPU).
 

@@ -30,6 +30,7 @@ from assocmem.sdm.projections.protocol import (
     _perturb,
     level_to_cosine,
 )
+from assocmem.dtypes import resolve_dtype
 
 __all__ = [
     "ProjectionConfig",
@@ -133,8 +134,8 @@ def _softmax_read(w: torch.Tensor, values: torch.Tensor, queries: torch.Tensor, 
 def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, epochs: int = 10,
                      batch_size: int = 128, lr: float = 0.005,
                      train_levels: tuple[float, float] = AUTHORS_TRAIN_LEVELS,
-                     base_dim: int = AUTHORS_BASE_DIM, seed=0, device="auto",
-                     dtype=torch.float32) -> LearntProjection:
+                     base_dim: int = AUTHORS_BASE_DIM, seed=0, device=None,
+                     dtype=None) -> LearntProjection:
     """Learn the key/query projection ``W`` of App. B.7 by gradient descent through a read.
 
     Every step takes a shuffled batch of training images, perturbs each to a cosine drawn
@@ -168,9 +169,11 @@ def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, e
     seed : int, default 0
         Seeds the initial ``W``, the shuffling and the perturbations (CPU generators, so the same
         on every device up to floating-point order).
-    device : str or torch.device, default "auto"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Where training runs (:func:`assocmem.devices.resolve_device`).
-    dtype : torch.float32 or torch.float64, default torch.float32
+    dtype : torch.float32 or torch.float64, optional
+        ``None``: torch's default dtype (``torch.get_default_dtype()``).
 
     Returns
     -------
@@ -203,6 +206,7 @@ def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, e
     >>> proj.weight.shape
     torch.Size([64, 64])
     """
+    dtype = resolve_dtype(dtype)
     x = _images(train_images, "train_images")
     n_out = _as_int(n_out, "n_out", minimum=1)
     d = _as_int(d, "d")

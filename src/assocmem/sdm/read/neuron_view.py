@@ -58,7 +58,8 @@ class NeuronSDM(nn.Module):
     seed : int or torch.Generator, default 0
         Seed of the CPU generator for the neuron addresses (the same neurons on every device).
         A generator must be a CPU one; another device's is refused (ValueError).
-    device : str or torch.device, default "auto"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Where addresses and storage live.
     chunk_size : int, default 16384
         Neurons processed at a time (bounds the ``(queries, chunk)`` activation matrices).
@@ -88,7 +89,7 @@ class NeuronSDM(nn.Module):
     >>> out = mem.write(P, P).read(P, threshold=True)  # (10, 16)
     """
 
-    def __init__(self, n, r, d, seed=0, device="auto", chunk_size: int = 16384):
+    def __init__(self, n, r, d, seed=0, device=None, chunk_size: int = 16384):
         """An empty SDM of ``r`` neurons at i.i.d. uniform addresses in ``{0, 1}^n``, radius ``d``.
 
         ``n`` address bits (``>= 1``), ``r`` neurons (``>= 1``), read and write radius ``d`` in
@@ -119,7 +120,7 @@ class NeuronSDM(nn.Module):
         self.register_buffer("counts", torch.zeros(self.r, dtype=torch.float64, device=device))
 
     @classmethod
-    def from_addresses(cls, addresses, d, device="auto", chunk_size: int = 16384) -> "NeuronSDM":
+    def from_addresses(cls, addresses, d, device=None, chunk_size: int = 16384) -> "NeuronSDM":
         """An SDM whose neurons sit at the given addresses.
 
         Parameters
@@ -151,7 +152,7 @@ class NeuronSDM(nn.Module):
         return obj
 
     @classmethod
-    def exhaustive(cls, n, d, device="auto", chunk_size: int = 16384) -> "NeuronSDM":
+    def exhaustive(cls, n, d, device=None, chunk_size: int = 16384) -> "NeuronSDM":
         """An SDM with a neuron at every one of the ``2^n`` addresses (``n <= 20``).
 
         Its shared-neuron counts are the circle intersection ``I(dv, d, n)`` exactly, and its
@@ -181,6 +182,7 @@ class NeuronSDM(nn.Module):
         ----------
         Bricken & Pehlevan (2021), App. B.5 (``r = 2^n``: "every address holds a neuron").
         """
+        device = resolve_device(device)
         n = _as_int(n, "n")
         if n < 1 or n > _ENUMERATE_MAX_N:
             raise ValueError(f"exhaustive neurons need 1 <= n <= {_ENUMERATE_MAX_N}, got n = {n}")

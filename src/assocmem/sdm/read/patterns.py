@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-def random_binary_patterns(m, n, seed=0, device="auto") -> torch.Tensor:
+def random_binary_patterns(m, n, seed=0, device=None) -> torch.Tensor:
     """``m`` patterns of ``n`` i.i.d. fair bits: uniform random addresses in ``{0, 1}^n``.
 
     Parameters
@@ -38,7 +38,8 @@ def random_binary_patterns(m, n, seed=0, device="auto") -> torch.Tensor:
         Seed of a CPU generator (or the generator). The bits are drawn on the CPU and then
         moved, so a seed gives the same patterns on every device.
         A generator must be a CPU one; another device's is refused (ValueError).
-    device : str or torch.device, default "auto"
+    device : str or torch.device, optional
+        ``None``: torch's default device (``torch.get_default_device()``).
         Where the result lives (``"auto"``: CUDA, then MPS, then CPU).
 
     Returns
