@@ -111,11 +111,11 @@ def test_quick_point_runs_every_editor_with_each_moment():
     assert best.r_nf.notna().all() and (rows[rows.editor == "swap"].r_nf > 0).all()
 
 
-@pytest.mark.parametrize("preset, finished", [("rome328", True), ("room", False), ("lm8k", False)])
+@pytest.mark.parametrize("preset, finished", [("rome328", True), ("room", True), ("lm8k", True),
+                                              ("room_memit", False)])
 def test_committed_results_match_the_preset(preset, finished):
-    """The committed rows: the preset's config, seeds and row counts. ``room`` and ``lm8k`` are
-    unfinished (the session's shared CPU ran out of time): their stored trainings are checked,
-    and they resume per point."""
+    """The committed rows: the preset's config, seeds and row counts (an unfinished preset: its
+    stored trainings, which resume per point)."""
     cfg = SC.EDITING_SCALE_PRESETS[preset]
     frame = load_results("editing_scale", preset, config=config_to_json(cfg), allow_partial=not finished)
     grid = SC.editing_scale_points(cfg)

@@ -177,6 +177,13 @@ EDITING_SCALE_PRESETS = {
         grids=(("rome_steps", (10,)), ("memit_steps", (25,)), ("alphaedit_steps", (25,)),
                ("memit_lam", (1.5, 5.0, 15.0, 50.0, 150.0)),
                ("alphaedit_rel_tol", (0.1, 0.3, 0.5, 0.7, 0.9)))),
+    "room_memit": EditingScaleConfig(
+        num_facts=1024, d=256, m=32, lm_steps=4000, editors=("memit",),
+        grids=(("memit_steps", (25,)), ("memit_lam", (0.05, 0.15, 0.5))),
+        notes=("the room preset's base models (its seeds), MEMIT alone at the three lambdas below "
+               "room's grid (0.05 to 0.5, where fact_editing's cpu grid reaches), because MEMIT's "
+               "score-best lambda in room is its grid's smallest, 1.5, in every run; with room's "
+               "rows it makes MEMIT's grid 0.05 to 150; three trainings",)),
     "rome328": EditingScaleConfig(
         num_facts=1024, d=64, m=128, lm_steps=4000, fractions=(0.32,), editors=("rome",),
         moments=("facts", "corpus"),
