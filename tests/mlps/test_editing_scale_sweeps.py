@@ -131,3 +131,33 @@ def test_committed_results_match_the_preset(preset, finished):
     assert len(frame) == len(stored) * (1 + per_fraction * len(cfg.fractions))
     base = frame[frame.editor == "base"]
     assert (base.lm_accuracy_all > 0.5).all()  # a trained model, not a broken one
+
+
+def _grid_rows(lams, scores, failed=None, seed=7, r_best=None):
+    rows = [{"training": 0, "seed": seed, "editor": "base", "fraction": 0.0, "moment": "none", "lam": float("nan"),
+             "score": float("nan"), "failed": False, "best": False, "r_nf": float("nan")}]
+    best = max(range(len(lams)), key=lambda i: (scores[i], -i))
+    for i, (lam, s) in enumerate(zip(lams, scores)):
+        rows.append({"training": 0, "seed": seed, "editor": "memit", "fraction": 0.1, "moment": "corpus",
+                     "lam": lam, "score": s, "failed": bool(failed and failed[i]), "best": i == best,
+                     "r_nf": 1.5 if i == best else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def test_an_extra_grid_is_joined_and_its_best_picked_over_the_union():
+    room = _grid_rows([1.5, 5.0], [0.30, 0.20])
+    extra = _grid_rows([0.05, 0.5], [0.10, 0.40])
+    out = SC.with_extra_grid(room, extra)
+    memit = out[out.editor == "memit"]
+    assert len(memit) == 4 and memit.best.sum() == 1
+    assert memit[memit.best].lam.item() == 0.5 and memit[memit.best].r_nf.notna().all()
+    # a tie goes to the smaller lambda, as one grid in increasing lambda would pick; failures never win
+    tie = SC.with_extra_grid(room, _grid_rows([0.05, 0.5], [0.30, 0.9], failed=[False, True]))
+    assert tie[tie.editor.eq("memit") & tie.best].lam.item() == 0.05
+
+
+def test_an_extra_grid_on_other_base_models_or_a_bad_editor_is_refused():
+    with pytest.raises(ValueError, match="same trainings"):
+        SC.with_extra_grid(_grid_rows([1.5], [0.3]), _grid_rows([0.5], [0.4], seed=8))
+    with pytest.raises(ValueError, match="editor must be one of"):
+        SC.with_extra_grid(_grid_rows([1.5], [0.3]), _grid_rows([0.5], [0.4]), editor="swap")

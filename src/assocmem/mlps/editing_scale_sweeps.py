@@ -37,6 +37,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
 from assocmem._checks import as_int, as_real, positive_int, seed_int
 from assocmem.mlps.editing_sweeps import (
     FACT_EDITING_PRESETS,
@@ -56,7 +58,7 @@ if TYPE_CHECKING:
     import torch
 
 __all__ = ["EditingScaleConfig", "EDITING_SCALE_PRESETS", "EDITORS", "GRID_FIELDS", "editing_scale_points",
-           "editing_scale_point"]
+           "editing_scale_point", "with_extra_grid"]
 
 #: What a point can run: swapping and the three weight editors.
 EDITORS = ("swap", "rome", "memit", "alphaedit")
@@ -253,3 +255,47 @@ register_sweep(
                 "after 328 sequential edits, swapping against the language model's training length "
                 "(seed 001, Table 1, Fig. 8)",
 )
+
+
+def with_extra_grid(frame: pd.DataFrame, extra: pd.DataFrame, editor: str = "memit") -> pd.DataFrame:
+    """One preset's rows with another preset's settings of ``editor`` added, as one grid.
+
+    ``extra`` holds more settings of ``editor`` on the same base models (the same trainings and
+    fractions, e.g. ``room_memit`` beside ``room``). Its rows of ``editor`` are appended and
+    ``best`` is picked again per training, fraction and moment over the union: the highest score
+    among the settings that did not fail, the first of equal scores in increasing ``lam`` (MEMIT)
+    or ``rel_tol`` (AlphaEdit), as one sweep over the joined grid would pick. Each preset computed
+    ``r_nf`` on its own score-best setting only, so the union's best always has it.
+
+    Parameters
+    ----------
+    frame, extra : pandas.DataFrame
+        ``editing_scale`` results (``extra``'s rows of other editors, its base and swap rows are
+        ignored).
+    editor : {"rome", "memit", "alphaedit"}, default "memit"
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame``'s rows and ``extra``'s rows of ``editor``; ``best`` re-picked for ``editor``.
+
+    Raises
+    ------
+    ValueError
+        An editor that is not a weight editor, or ``extra`` on other base models (a training
+        whose seed differs from ``frame``'s).
+    """
+    if editor not in EDITORS or editor == "swap":
+        raise ValueError(f"editor must be one of {EDITORS[1:]}; got {editor!r}")
+    seeds = frame.groupby("training").seed.first()
+    other = extra.groupby("training").seed.first()
+    if not other.index.isin(seeds.index).all() or (seeds.reindex(other.index) != other).any():
+        raise ValueError("extra must hold the same trainings (same seeds) as frame")
+    out = pd.concat([frame, extra[extra.editor == editor]], ignore_index=True)
+    mine = out.editor == editor
+    out.loc[mine, "best"] = False
+    order = {"memit": "lam", "alphaedit": "rel_tol", "rome": "rwd"}[editor]
+    ok = out[mine & ~out.failed.astype(bool)].sort_values(order, kind="stable")
+    winners = ok.groupby(["training", "fraction", "moment"], sort=False).score.idxmax()
+    out.loc[winners.to_numpy(), "best"] = True
+    return out
