@@ -361,3 +361,24 @@ def test_editing_model_draws_do_not_depend_on_torch_default_dtype():
             states.append(dict(EditingLM(cfg, emb, expert, seed=3).named_parameters()))
     assert states[0].keys() == states[1].keys()
     assert all(torch.equal(states[0][k], states[1][k]) for k in states[0])
+
+
+def test_sdm_reads_and_bipolar_follow_a_float32_model():
+    # the SDM reads count in float64 (exact) and return the query's floating dtype, so a float32
+    # model's patterns come back float32 and compose with its next layer (first-hour task 4)
+    from torch import nn
+
+    from assocmem.sdm.read.hamming import bipolar
+    from assocmem.sdm.read.neuron_view import NeuronSDM
+    from assocmem.sdm.read.pattern_view import sdm_read
+
+    g = torch.Generator().manual_seed(0)
+    P = torch.randint(0, 2, (12, 16), generator=g)
+    q32, P32 = P[:4].to(torch.float32), P.to(torch.float32)
+    read = sdm_read(q32, P32, P32, d=5)
+    assert read.dtype == torch.float32
+    assert torch.equal(read, sdm_read(P[:4], P, P, d=5).to(torch.float32))  # same float64 count, cast once
+    mem = NeuronSDM(16, 64, 5, seed=1, device="cpu").write(P32, P32)
+    head = nn.Linear(16, 3, dtype=torch.float32)
+    assert head(torch.nan_to_num(mem(q32))).dtype == torch.float32
+    assert bipolar(q32).dtype == torch.float32 and bipolar(P[:4]).dtype == torch.get_default_dtype()

@@ -179,7 +179,8 @@ def _majority(x: torch.Tensor) -> torch.Tensor:
 
 def _finish_read(num: torch.Tensor, den: torch.Tensor, query: torch.Tensor, threshold: bool,
                  empty: str) -> torch.Tensor:
-    """``num / den`` with the majority threshold and the policy for ``den = 0``."""
+    """``num / den`` with the majority threshold and the policy for ``den = 0``, computed in
+    float64 and returned in :func:`_read_dtype` of the query."""
     empty_rows = den == 0  # (..., 1)
     if bool(empty_rows.any()):
         if empty == "raise":
@@ -196,4 +197,11 @@ def _finish_read(num: torch.Tensor, den: torch.Tensor, query: torch.Tensor, thre
         out = torch.where(empty_rows, query.to(torch.float64), out)
     else:
         out = out.masked_fill(empty_rows, float("nan"))
-    return out
+    return out.to(_read_dtype(query))
+
+
+def _read_dtype(x: torch.Tensor) -> torch.dtype:
+    """The dtype a read or map of binary ``x`` returns: ``x``'s own if it is floating point (a
+    float32 model's patterns give float32), else torch's default dtype (bool and integer
+    patterns carry none). The arithmetic before it is float64 (exact counts)."""
+    return x.dtype if x.is_floating_point() else torch.get_default_dtype()

@@ -115,9 +115,11 @@ def sdm_as_linear_attention(query: ArrayLike, addresses: ArrayLike, pointers: Ar
 
     Returns
     -------
-    torch.Tensor, shape ``(..., n_p)``, float64
-        With integer pointers, equal bit for bit to :meth:`assocmem.sdm.NeuronSDM.read` on the
-        same neurons (every sum is of integers below ``2^53``).
+    torch.Tensor, shape ``(..., n_p)``
+        Computed in float64, returned in the query's dtype if it is floating point, else in
+        torch's default dtype. With integer pointers, equal bit for bit to
+        :meth:`assocmem.sdm.NeuronSDM.read` on the same neurons (every sum is of integers below
+        ``2^53``).
 
     Raises
     ------

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from assocmem.sdm._common import _as_int, _binary, _real_array, _unit_norm
+from assocmem.sdm._common import _as_int, _binary, _read_dtype, _real_array, _unit_norm
 from assocmem.sdm.read._checks import _real
 
 if TYPE_CHECKING:
@@ -155,7 +155,9 @@ def bipolar(x: ArrayLike, normalize: bool = True) -> torch.Tensor:
 
     Returns
     -------
-    torch.Tensor, shape ``(..., n)``, dtype float64
+    torch.Tensor, shape ``(..., n)``
+        Computed in float64, returned in ``x``'s dtype if it is floating point, else in torch's
+        default dtype (bool and integer patterns).
 
     Raises
     ------
@@ -168,7 +170,7 @@ def bipolar(x: ArrayLike, normalize: bool = True) -> torch.Tensor:
     """
     x = _binary(x, "x")
     s = 2.0 * x.to(torch.float64) - 1.0
-    return s / math.sqrt(x.shape[-1]) if normalize else s
+    return (s / math.sqrt(x.shape[-1]) if normalize else s).to(_read_dtype(x))
 
 
 def sphere_hamming(x: ArrayLike, y: ArrayLike) -> torch.Tensor:

@@ -210,8 +210,10 @@ def sdm_read(query: ArrayLike, addresses: ArrayLike, pointers: ArrayLike, d: int
 
     Returns
     -------
-    torch.Tensor, shape ``(..., n_p)``, dtype float64
+    torch.Tensor, shape ``(..., n_p)``
         The reads; with ``empty="nan"`` (the default) the rows of empty reads are NaN.
+        Computed in float64 (exact counts), returned in the query's dtype if it is floating
+        point, else in torch's default dtype.
 
     Raises
     ------
