@@ -40,7 +40,7 @@ SWEEPS = {
     "editing_scale": {
         "module": "assocmem.mlps.editing_scale_sweeps",
         "description": "fact editing's GD expert at other scales: the source's edits per hidden unit, ROME after 328 sequential edits, swapping against the language model's training length (seed 001, Table 1, Fig. 8)",
-        "presets": {"quick": 2, "room": 3, "room_memit": 3, "rome328": 3, "lm8k": 3, "lm16k": 3, "paper": 3},
+        "presets": {"quick": 2, "room": 3, "room_memit": 3, "room_memit_low": 3, "rome328": 3, "lm8k": 3, "lm16k": 3, "paper": 3},
     },
     "fact_editing": {
         "module": "assocmem.mlps.editing_sweeps",

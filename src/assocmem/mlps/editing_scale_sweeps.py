@@ -186,6 +186,11 @@ EDITING_SCALE_PRESETS = {
                "room's grid (0.05 to 0.5, where fact_editing's cpu grid reaches), because MEMIT's "
                "score-best lambda in room is its grid's smallest, 1.5, in every run; with room's "
                "rows it makes MEMIT's grid 0.05 to 150; three trainings",)),
+    "room_memit_low": EditingScaleConfig(
+        num_facts=1024, d=256, m=32, lm_steps=4000, editors=("memit",),
+        grids=(("memit_steps", (25,)), ("memit_lam", (0.005, 0.015))),
+        notes=("as room_memit, two lambdas further down (0.005, 0.015): at 10 % MEMIT's score "
+               "still rose towards room_memit's smallest lambda, 0.05; three trainings",)),
     "rome328": EditingScaleConfig(
         num_facts=1024, d=64, m=128, lm_steps=4000, fractions=(0.32,), editors=("rome",),
         moments=("facts", "corpus"),
