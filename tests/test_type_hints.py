@@ -25,15 +25,6 @@ _DTYPE = "pending: dtype/device defaults being changed in the same signatures"
 _CONCURRENT = "pending: module being edited on another branch (its signatures would conflict)"
 
 PENDING: dict[str, str] = {
-    "assocmem.compare.adapters": _DTYPE,
-    "assocmem.compare.harness": _CONCURRENT,
-    "assocmem.devices": _DTYPE,
-    "assocmem.dtypes": _DTYPE,
-    "assocmem.linear.attention.decoding": _DTYPE,
-    "assocmem.linear.attention.rounding": _DTYPE,
-    "assocmem.linear.geometry": _DTYPE,
-    "assocmem.linear.memory": _DTYPE,
-    "assocmem.memory_protocol": _DTYPE,
     "assocmem.mlps.capacity_replicate_sweeps": _DTYPE,
     "assocmem.mlps.capacity_sweeps": _DTYPE,
     "assocmem.mlps.counting.hebbian_memories": _DTYPE,
@@ -76,8 +67,6 @@ PENDING: dict[str, str] = {
     "assocmem.sdm.projections.training": _DTYPE,
     "assocmem.sdm.read.neuron_view": _DTYPE,
     "assocmem.sdm.read.patterns": _DTYPE,
-    "assocmem.sweeps.engine": _DTYPE,
-    "assocmem.sweeps.executors": _DTYPE,
 }
 
 
