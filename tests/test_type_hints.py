@@ -56,17 +56,6 @@ PENDING: dict[str, str] = {
     "assocmem.mlps.transformer_rerun": _CONCURRENT,
     "assocmem.mlps.transformer_summaries": _CONCURRENT,
     "assocmem.mlps.transformer_sweeps": _CONCURRENT,
-    "assocmem.sdm.convergence.experiment": _DTYPE,
-    "assocmem.sdm.convergence.perturbations": _DTYPE,
-    "assocmem.sdm.convergence.presets": _DTYPE,
-    "assocmem.sdm.convergence.read_rules": _DTYPE,
-    "assocmem.sdm.kernels.hopfield": _CONCURRENT,
-    "assocmem.sdm.projections.evaluation": _DTYPE,
-    "assocmem.sdm.projections.experiment": _DTYPE,
-    "assocmem.sdm.projections.presets": _DTYPE,
-    "assocmem.sdm.projections.training": _DTYPE,
-    "assocmem.sdm.read.neuron_view": _DTYPE,
-    "assocmem.sdm.read.patterns": _DTYPE,
 }
 
 
