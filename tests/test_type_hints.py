@@ -21,64 +21,7 @@ import pytest
 
 import assocmem
 
-_DTYPE = "pending: dtype/device defaults being changed in the same signatures"
-_CONCURRENT = "pending: module being edited on another branch (its signatures would conflict)"
-
-PENDING: dict[str, str] = {
-    "assocmem.compare.adapters": _DTYPE,
-    "assocmem.compare.harness": _CONCURRENT,
-    "assocmem.devices": _DTYPE,
-    "assocmem.dtypes": _DTYPE,
-    "assocmem.linear.attention.decoding": _DTYPE,
-    "assocmem.linear.attention.rounding": _DTYPE,
-    "assocmem.linear.geometry": _DTYPE,
-    "assocmem.linear.memory": _DTYPE,
-    "assocmem.memory_protocol": _DTYPE,
-    "assocmem.mlps.capacity_replicate_sweeps": _DTYPE,
-    "assocmem.mlps.capacity_sweeps": _DTYPE,
-    "assocmem.mlps.counting.hebbian_memories": _DTYPE,
-    "assocmem.mlps.editing.data": _CONCURRENT,
-    "assocmem.mlps.editing.editors": _CONCURRENT,
-    "assocmem.mlps.editing.metrics": _CONCURRENT,
-    "assocmem.mlps.editing.residuals": _CONCURRENT,
-    "assocmem.mlps.editing.swapping": _DTYPE,
-    "assocmem.mlps.editing.training": _DTYPE,
-    "assocmem.mlps.editing_sweeps": _DTYPE,
-    "assocmem.mlps.facts": _DTYPE,
-    "assocmem.mlps.hebbian_theory.rewrite": _DTYPE,
-    "assocmem.mlps.hebbian_theory.sketch": _DTYPE,
-    "assocmem.mlps.lm_block_sweeps": _CONCURRENT,
-    "assocmem.mlps.lm_dedup_sweeps": _CONCURRENT,
-    "assocmem.mlps.lm_embedding_sweeps": _DTYPE,
-    "assocmem.mlps.lm_embeddings.editing_lm": _CONCURRENT,
-    "assocmem.mlps.lm_embeddings.hf": _DTYPE,
-    "assocmem.mlps.lm_embeddings.pairs": _DTYPE,
-    "assocmem.mlps.lm_embeddings.specs": _CONCURRENT,
-    "assocmem.mlps.margin_sweeps.agreement": _DTYPE,
-    "assocmem.mlps.mlp.gradient_descent": _DTYPE,
-    "assocmem.mlps.transformer.evaluation": _CONCURRENT,
-    "assocmem.mlps.transformer.insertion": _DTYPE,
-    "assocmem.mlps.transformer.noise": _CONCURRENT,
-    "assocmem.mlps.transformer.ssfr": _DTYPE,
-    "assocmem.mlps.transformer.training": _CONCURRENT,
-    "assocmem.mlps.transformer_capacity_sweeps": _CONCURRENT,
-    "assocmem.mlps.transformer_rerun": _CONCURRENT,
-    "assocmem.mlps.transformer_summaries": _CONCURRENT,
-    "assocmem.mlps.transformer_sweeps": _CONCURRENT,
-    "assocmem.sdm.convergence.experiment": _DTYPE,
-    "assocmem.sdm.convergence.perturbations": _DTYPE,
-    "assocmem.sdm.convergence.presets": _DTYPE,
-    "assocmem.sdm.convergence.read_rules": _DTYPE,
-    "assocmem.sdm.kernels.hopfield": _CONCURRENT,
-    "assocmem.sdm.projections.evaluation": _DTYPE,
-    "assocmem.sdm.projections.experiment": _DTYPE,
-    "assocmem.sdm.projections.presets": _DTYPE,
-    "assocmem.sdm.projections.training": _DTYPE,
-    "assocmem.sdm.read.neuron_view": _DTYPE,
-    "assocmem.sdm.read.patterns": _DTYPE,
-    "assocmem.sweeps.engine": _DTYPE,
-    "assocmem.sweeps.executors": _DTYPE,
-}
+PENDING: dict[str, str] = {}
 
 
 def _public_modules() -> list[str]:

@@ -22,12 +22,18 @@ from numbers import Integral
 
 import torch
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 __all__ = ["resolve_device", "check_cpu_generator", "torch_threads", "uniform_on_cpu_"]
 
 _KNOWN = ("auto", "cpu", "cuda", "mps")
 
 
-def resolve_device(device: str | torch.device | None = None, *, dtype: torch.dtype | None = None) -> torch.device:
+def resolve_device(device: str | torch.device | None = None, *,
+                   dtype: torch.dtype | None = None) -> torch.device:
     """Turn a device request into a :class:`torch.device`.
 
     Parameters
@@ -167,7 +173,7 @@ def _check_available(device: torch.device, shown: str) -> None:
 
 
 @contextlib.contextmanager
-def torch_threads(num_threads: int | None, device: str | torch.device | None = None):
+def torch_threads(num_threads: int | None, device: str | torch.device | None = None) -> Iterator[None]:
     """Run a block with ``torch.set_num_threads(num_threads)``, then restore the previous count.
 
     Small reads and solves often run faster on one thread than on an OpenMP team competing with

@@ -32,6 +32,11 @@ import contextlib
 
 import torch
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 __all__ = ["FLOAT_DTYPES", "LOW_PRECISION", "cast_checked", "check_float_dtype", "default_dtype", "resolve_dtype"]
 
 #: The floating dtypes the library computes in.
@@ -40,7 +45,7 @@ FLOAT_DTYPES = (torch.float32, torch.float64)
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 
 
-def check_float_dtype(dtype, name: str = "dtype") -> torch.dtype:
+def check_float_dtype(dtype: object, name: str = "dtype") -> torch.dtype:
     """``dtype`` if it is float32 or float64; else a :class:`ValueError` naming what is supported.
 
     Raises
@@ -76,7 +81,7 @@ def cast_checked(x: torch.Tensor, dtype: torch.dtype, name: str) -> torch.Tensor
     return out
 
 
-def resolve_dtype(dtype=None, name: str = "dtype"):
+def resolve_dtype(dtype: torch.dtype | None = None, name: str = "dtype") -> torch.dtype:
     """The dtype a call computes in: ``None`` is ``torch.get_default_dtype()``, as in torch.
 
     The one place the library turns its ``dtype=None`` defaults into a dtype: a public function
@@ -109,7 +114,7 @@ def resolve_dtype(dtype=None, name: str = "dtype"):
 
 
 @contextlib.contextmanager
-def default_dtype(dtype: torch.dtype):
+def default_dtype(dtype: torch.dtype) -> Iterator[None]:
     """Run a block with ``torch.set_default_dtype(dtype)``, then restore the previous default.
 
     For scripts, tests and the sweep engine (which runs each point of the book's sweeps under

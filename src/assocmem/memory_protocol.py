@@ -61,6 +61,11 @@ from assocmem.devices import resolve_device
 from assocmem.dtypes import cast_checked, check_float_dtype, resolve_dtype
 from assocmem._checks import positive_int
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "AssociativeMemory",
     "MemoryNotWrittenError",
@@ -118,7 +123,8 @@ def _tensor(x, name: str) -> torch.Tensor:
     return t
 
 
-def as_pairs(keys, values, d_k: int, d_v: int, dtype: torch.dtype, device) -> tuple[torch.Tensor, torch.Tensor]:
+def as_pairs(keys: ArrayLike, values: ArrayLike, d_k: int, d_v: int, dtype: torch.dtype,
+             device: str | torch.device | None) -> tuple[torch.Tensor, torch.Tensor]:
     """Checked keys ``(n, d_k)`` and values ``(n, d_v)``, cast to ``dtype`` on ``device``.
 
     Raises
@@ -145,7 +151,8 @@ def as_pairs(keys, values, d_k: int, d_v: int, dtype: torch.dtype, device) -> tu
     return (cast_checked(k.to(device), dtype, "keys"), cast_checked(v.to(device), dtype, "values"))
 
 
-def as_queries(queries, d_k: int, dtype: torch.dtype, device) -> torch.Tensor:
+def as_queries(queries: ArrayLike, d_k: int, dtype: torch.dtype,
+               device: str | torch.device | None) -> torch.Tensor:
     """Checked queries ``(..., d_k)``, cast to ``dtype`` on ``device``.
 
     Raises
@@ -160,7 +167,7 @@ def as_queries(queries, d_k: int, dtype: torch.dtype, device) -> torch.Tensor:
     return cast_checked(q.to(device), dtype, "queries")
 
 
-def decode(outputs, values) -> torch.Tensor:
+def decode(outputs: ArrayLike, values: ArrayLike) -> torch.Tensor:
     """The value row each output decodes to: the strict argmax of ``<y, v_j>``, or -1.
 
     Row ``i`` decodes to ``j`` when ``<y_i, v_j>`` beats every other row's score *strictly*;
@@ -239,7 +246,8 @@ class AssociativeMemory(abc.ABC):
 
     name: str = "memory"
 
-    def __init__(self, d_k: int, d_v: int, *, dtype: torch.dtype | None = None, device=None) -> None:
+    def __init__(self, d_k: int, d_v: int, *, dtype: torch.dtype | None = None,
+                 device: str | torch.device | None = None) -> None:
         dtype = resolve_dtype(dtype)
         self.d_k = positive_int("d_k", d_k)
         self.d_v = positive_int("d_v", d_v)
@@ -276,7 +284,7 @@ class AssociativeMemory(abc.ABC):
         """Storage of the parameters, ``num_parameters x`` bits of the dtype (64 for float64)."""
         return self.num_parameters * storage_bits(self.dtype)
 
-    def write(self, keys, values) -> "AssociativeMemory":
+    def write(self, keys: ArrayLike, values: ArrayLike) -> "AssociativeMemory":
         """Store ``n`` key-value pairs (rows); writes accumulate. Returns ``self``.
 
         Parameters
@@ -295,7 +303,7 @@ class AssociativeMemory(abc.ABC):
         self.num_pairs += k.shape[0]
         return self
 
-    def read(self, queries) -> torch.Tensor:
+    def read(self, queries: ArrayLike) -> torch.Tensor:
         """Outputs ``(..., d_v)`` for queries ``(..., d_k)``: finite, in the memory's dtype and device.
 
         Raises

@@ -67,6 +67,11 @@ from assocmem.sdm.read.neuron_view import NeuronSDM
 from assocmem.dtypes import resolve_dtype
 from assocmem.devices import resolve_device
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
 #: The MLP memories of Part II, by the names of :data:`assocmem.mlps.capacity_sweeps.METHODS`. (The
 #: builders are imported when an MLP is written: importing that sweep module registers the sweeps,
 #: which imports this module's own sweep, so a module-level import would be circular.)
@@ -127,7 +132,7 @@ class MatrixAdapter(AssociativeMemory):
     RULES = ("outer_product", "least_squares", "delta_rule")
 
     def __init__(self, d_k: int, d_v: int, rule: str = "outer_product", *, beta: float = 1.0, passes: int = 1,
-                 dtype=None, device=None) -> None:
+                 dtype: torch.dtype | None = None, device: str | torch.device | None = None) -> None:
         dtype = resolve_dtype(dtype)
         device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
@@ -181,7 +186,8 @@ class LinearAttentionState(AssociativeMemory):
 
     name = "linear_attention"
 
-    def __init__(self, d_k: int, d_v: int, *, dtype=None, device=None) -> None:
+    def __init__(self, d_k: int, d_v: int, *, dtype: torch.dtype | None = None,
+                 device: str | torch.device | None = None) -> None:
         dtype = resolve_dtype(dtype)
         device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
@@ -248,7 +254,8 @@ class SoftmaxCache(_PairStore):
 
     name = "softmax_cache"
 
-    def __init__(self, d_k: int, d_v: int, *, scale: float | None = None, dtype=None, device=None) -> None:
+    def __init__(self, d_k: int, d_v: int, *, scale: float | None = None, dtype: torch.dtype | None = None,
+                 device: str | torch.device | None = None) -> None:
         dtype = resolve_dtype(dtype)
         device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
@@ -297,7 +304,8 @@ class MLPAdapter(AssociativeMemory):
     """
 
     def __init__(self, d: int, m: int, method: str = "whitened", seed: int = 0, *, epochs: int = 10000,
-                 lr: float = 1e-3, dtype=None, device=None) -> None:
+                 lr: float = 1e-3, dtype: torch.dtype | None = None,
+                 device: str | torch.device | None = None) -> None:
         dtype = resolve_dtype(dtype)
         device = resolve_device(device, dtype=dtype)
         super().__init__(d, d, dtype=dtype, device=device)
@@ -396,8 +404,9 @@ class BinarySDM(AssociativeMemory):
 
     name = "binary_sdm"
 
-    def __init__(self, d_k: int, d_v: int, r: int, *, radius: int | None = None, active: float = 16.0, seed: int = 0,
-                 dtype=None, device=None) -> None:
+    def __init__(self, d_k: int, d_v: int, r: int, *, radius: int | None = None, active: float = 16.0,
+                 seed: int = 0, dtype: torch.dtype | None = None,
+                 device: str | torch.device | None = None) -> None:
         dtype = resolve_dtype(dtype)
         device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
@@ -452,7 +461,8 @@ class ContinuousSDM(_PairStore):
 
     name = "continuous_sdm"
 
-    def __init__(self, d_k: int, d_v: int, *, radius: int | None = None, dtype=None, device=None) -> None:
+    def __init__(self, d_k: int, d_v: int, *, radius: int | None = None, dtype: torch.dtype | None = None,
+                 device: str | torch.device | None = None) -> None:
         dtype = resolve_dtype(dtype)
         device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
@@ -508,7 +518,8 @@ class ClassicalHopfield(AssociativeMemory):
 
     name = "hopfield"
 
-    def __init__(self, d_k: int, d_v: int, *, steps: int = 5, dtype=None, device=None) -> None:
+    def __init__(self, d_k: int, d_v: int, *, steps: int = 5, dtype: torch.dtype | None = None,
+                 device: str | torch.device | None = None) -> None:
         dtype = resolve_dtype(dtype)
         device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
@@ -565,8 +576,8 @@ class ModernHopfield(_PairStore):
 
     name = "modern_hopfield"
 
-    def __init__(self, d_k: int, d_v: int, *, beta: float = 16.0, steps: int = 1, dtype=None,
-                 device=None) -> None:
+    def __init__(self, d_k: int, d_v: int, *, beta: float = 16.0, steps: int = 1,
+                 dtype: torch.dtype | None = None, device: str | torch.device | None = None) -> None:
         dtype = resolve_dtype(dtype)
         device = resolve_device(device, dtype=dtype)
         super().__init__(d_k, d_v, dtype=dtype, device=device)
@@ -687,8 +698,9 @@ _OPTIONS = {cls: _keyword_options(cls) for cls in (MatrixAdapter, LinearAttentio
                                                      BinarySDM, ContinuousSDM, ClassicalHopfield, ModernHopfield)}
 
 
-def make_memory(name: str, d: int, size: int | None = None, seed: int = 0, *, dtype=None, device=None,
-                **options) -> AssociativeMemory:
+def make_memory(name: str, d: int, size: int | None = None, seed: int = 0, *,
+                dtype: torch.dtype | None = None, device: str | torch.device | None = None,
+                **options: Any) -> AssociativeMemory:
     """Build the memory ``name`` for keys and values of width ``d`` at a given size.
 
     Parameters

@@ -62,6 +62,12 @@ from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_s
 from assocmem.mlps.margins.noisy_queries import perturb_queries
 from assocmem.sweeps.search import smallest_width
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from assocmem.sweeps.search import SearchResult
+
 __all__ = [
     "GEOMETRIES",
     "table_facts",
@@ -220,7 +226,7 @@ def _fresh(build: Callable[[], AssociativeMemory], facts: FactSet) -> Associativ
     return memory
 
 
-def recall(memory: AssociativeMemory, facts: FactSet, queries=None) -> float:
+def recall(memory: AssociativeMemory, facts: FactSet, queries: ArrayLike | None = None) -> float:
     """Fraction of facts whose read decodes to their value row (strict argmax over every row).
 
     Parameters
@@ -345,7 +351,8 @@ def _check_searchable(facts: FactSet) -> None:
                          "decide between; order the facts so that facts 0 and 1 map to different value rows")
 
 
-def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: int = 2):
+def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *,
+             verify: int = 2) -> tuple[int, bool, SearchResult]:
     """The largest ``F`` at which a fresh memory stores the first ``F`` facts with 100 % recall.
 
     Searches the smallest ``F`` in ``[2, F_max]`` whose recall is below 1 with
@@ -389,7 +396,8 @@ def capacity(build: Callable[[], AssociativeMemory], facts: FactSet, *, verify: 
     return res.m - 1, False, res
 
 
-def pairs_at_error(build: Callable[[], AssociativeMemory], facts: FactSet, eps: float, *, verify: int = 2):
+def pairs_at_error(build: Callable[[], AssociativeMemory], facts: FactSet, eps: float, *,
+                   verify: int = 2) -> tuple[int, bool]:
     """The largest ``F`` with read error ``e(F) <= eps`` (0 if even one pair exceeds it).
 
     The same search as :func:`capacity` on the predicate ``e(F) > eps``, over ``[1, F_max]``.
@@ -493,7 +501,7 @@ def facts_at_budget(frame: pd.DataFrame, budget: float, d: int) -> pd.DataFrame:
     return out
 
 
-def bits_per_parameter(F, W) -> np.ndarray:
+def bits_per_parameter(F: ArrayLike, W: ArrayLike) -> np.ndarray:
     """Information stored per parameter, ``F log2 F / W`` (``V = F`` values; seed 001, Theorem 2.4).
 
     The counting bound says a memory of ``W`` parameters at ``b`` bits each that stores every fact

@@ -41,6 +41,11 @@ from assocmem.devices import resolve_device
 from assocmem.dtypes import cast_checked, check_float_dtype, resolve_dtype
 from assocmem.linear._args import checked_result, optional_tolerance
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "unit_vectors_2d",
     "circle_directions",
@@ -57,7 +62,8 @@ def _shape(x: torch.Tensor) -> tuple[int, ...]:
     return tuple(x.shape)
 
 
-def _real_float(x, name: str, dtype: torch.dtype | None = None, *, numbers_only: bool = False) -> torch.Tensor:
+def _real_float(x, name: str, dtype: torch.dtype | None = None, *,
+                numbers_only: bool = False) -> torch.Tensor:
     """``x`` as a finite float32/float64 tensor: ``dtype`` if given, else ``x``'s own float dtype
     (float64 for non-tensors and integers). ``numbers_only`` refuses booleans (an ``eps`` or an
     angle of ``True`` is a mistake, not 1)."""
@@ -100,7 +106,8 @@ def _check_keys(keys, name: str = "keys") -> torch.Tensor:
     return keys
 
 
-def unit_vectors_2d(angles, *, dtype: torch.dtype | None = None, device=None) -> torch.Tensor:
+def unit_vectors_2d(angles: ArrayLike, *, dtype: torch.dtype | None = None,
+                    device: str | torch.device | None = None) -> torch.Tensor:
     """Unit vectors in the plane at the given angles: ``(cos a, sin a)``.
 
     Parameters
@@ -138,7 +145,8 @@ def unit_vectors_2d(angles, *, dtype: torch.dtype | None = None, device=None) ->
     return torch.stack([torch.cos(a), torch.sin(a)], dim=-1)  # (..., 2)
 
 
-def circle_directions(m: int, *, dtype: torch.dtype | None = None, device=None) -> torch.Tensor:
+def circle_directions(m: int, *, dtype: torch.dtype | None = None,
+                      device: str | torch.device | None = None) -> torch.Tensor:
     """``m`` unit vectors evenly spaced on the unit circle, at angles ``2 pi j / m``.
 
     Used as query directions: the image of these points under a ``(d_v, 2)`` matrix traces the
@@ -173,7 +181,7 @@ def circle_directions(m: int, *, dtype: torch.dtype | None = None, device=None) 
     return unit_vectors_2d(angles, dtype=dtype, device=device)  # (m, 2)
 
 
-def coherence(keys) -> torch.Tensor:
+def coherence(keys: ArrayLike) -> torch.Tensor:
     """Largest overlap between two different keys, ``max_{i != j} |cos angle(k_i, k_j)|``.
 
     This is the largest off-diagonal entry of the Gram matrix of the normalised keys, the worst
@@ -218,7 +226,7 @@ def coherence(keys) -> torch.Tensor:
     return cos.abs()[..., off].amax(dim=-1)  # (...)
 
 
-def additive_weights(keys, queries) -> torch.Tensor:
+def additive_weights(keys: ArrayLike, queries: ArrayLike) -> torch.Tensor:
     """Weights the additive memory puts on each value: the perpendicular drops ``k_i^T q``.
 
     ``S q = V K^T q = sum_i (k_i^T q) v_i``: the query is dropped perpendicularly onto each key
@@ -252,7 +260,7 @@ def additive_weights(keys, queries) -> torch.Tensor:
                           lambda: queries.double() @ keys.double().T)
 
 
-def key_coordinates(keys, queries, *, rtol: float | None = None) -> torch.Tensor:
+def key_coordinates(keys: ArrayLike, queries: ArrayLike, *, rtol: float | None = None) -> torch.Tensor:
     """Coordinates of each query in the basis of keys: ``c`` with ``q = sum_i c_i k_i``.
 
     For linearly independent keys and a query in their span the coordinates are unique, and
@@ -314,7 +322,7 @@ def _check_keys_queries(keys, queries) -> tuple[torch.Tensor, torch.Tensor]:
     return keys, queries
 
 
-def keys_with_gram(gram, *, rtol: float = 1e-12) -> torch.Tensor:
+def keys_with_gram(gram: ArrayLike, *, rtol: float = 1e-12) -> torch.Tensor:
     """Keys, as rows, whose Gram matrix is ``gram``: ``keys @ keys.T == gram``.
 
     Factorises the symmetric positive semidefinite ``G = U diag(lam) U^T`` and returns
@@ -369,7 +377,8 @@ def keys_with_gram(gram, *, rtol: float = 1e-12) -> torch.Tensor:
     return torch.ldexp(keys, torch.tensor(j, device=keys.device)) if j else keys
 
 
-def noisy_read_errors(S, key, value, eps, directions) -> torch.Tensor:
+def noisy_read_errors(S: ArrayLike, key: ArrayLike, value: ArrayLike, eps: ArrayLike,
+                      directions: ArrayLike) -> torch.Tensor:
     """Read errors ``||S (k + eps u) - v||`` for queries pushed off a key by noise ``eps u``.
 
     By linearity ``S (k + eps u) - v = (S k - v) + eps S u``. For a memory that recalls ``k``
@@ -434,7 +443,8 @@ def noisy_read_errors(S, key, value, eps, directions) -> torch.Tensor:
     return errors[0] if eps_t.ndim == 0 else errors
 
 
-def least_squares_from_moments(state, key_moment, *, rtol: float | None = None) -> torch.Tensor:
+def least_squares_from_moments(state: ArrayLike, key_moment: ArrayLike, *,
+                               rtol: float | None = None) -> torch.Tensor:
     """The least-squares memory from two sums of outer products: ``S* = (V K^T) (K K^T)^+``.
 
     The identity ``K^+ = K^T (K K^T)^+`` holds for every matrix, so ``S* = V K^+`` needs only the

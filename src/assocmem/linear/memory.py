@@ -46,6 +46,11 @@ from assocmem._checks import as_bool
 from assocmem.linear._args import (check_beta, check_loaded_state, checked_result, floating_dtype,
                                    real_tensor, stable_norms)
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "MatrixMemory",
     "MemoryOverflowError",
@@ -365,10 +370,10 @@ class MatrixMemory(nn.Module):
         )
 
     # ------------------------------------------------------------------ interface
-    def write(self, keys, values, *, require_unit_keys: bool = False) -> "MatrixMemory":
+    def write(self, keys: ArrayLike, values: ArrayLike, *, require_unit_keys: bool = False) -> "MatrixMemory":
         raise NotImplementedError
 
-    def read(self, queries) -> torch.Tensor:
+    def read(self, queries: ArrayLike) -> torch.Tensor:
         """Read the memory: ``S q`` for every query.
 
         Parameters
@@ -467,7 +472,8 @@ class OuterProductMemory(MatrixMemory):
     Katharopoulos et al. (2020).
     """
 
-    def write(self, keys, values, *, require_unit_keys: bool = False) -> "OuterProductMemory":
+    def write(self, keys: ArrayLike, values: ArrayLike, *,
+              require_unit_keys: bool = False) -> "OuterProductMemory":
         """Add ``sum_i v_i k_i^T`` to the state.
 
         Parameters
@@ -622,7 +628,8 @@ class LeastSquaresMemory(MatrixMemory):
         """``keys^+`` of shape ``(d_k, n)``; its transpose is the seed's ``K^+`` ``(n, d_k)``."""
         return torch.linalg.pinv(self.stored_keys, atol=self.atol, rtol=self.rtol)  # (d_k, n)
 
-    def write(self, keys, values, *, require_unit_keys: bool = False) -> "LeastSquaresMemory":
+    def write(self, keys: ArrayLike, values: ArrayLike, *,
+              require_unit_keys: bool = False) -> "LeastSquaresMemory":
         """Append pairs and refit ``S = V K^+`` over everything written so far.
 
         Parameters
@@ -801,8 +808,8 @@ class DeltaRuleMemory(MatrixMemory):
 
     def write(
         self,
-        keys,
-        values,
+        keys: ArrayLike,
+        values: ArrayLike,
         passes: int = 1,
         *,
         require_unit_keys: bool = False,

@@ -52,6 +52,11 @@ from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.devices import resolve_device
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
 __all__ = [
     "ReplicateConfig",
     "REPLICATE_PRESETS",
@@ -110,7 +115,7 @@ def base_config(config: ReplicateConfig) -> CS.CapacityConfig:
 
 
 def replicate_fact_set(config: ReplicateConfig, d: int, F: int, geometry: str, replicate: int,
-                       device=None) -> FactSet:
+                       device: str | torch.device | None = None) -> FactSet:
     """The tied fact set of one replicate at ``(d, F)``; replicate 0 is the base preset's.
 
     Parameters
@@ -211,7 +216,7 @@ def weights_seed(config: ReplicateConfig, point: dict) -> int:
     return point_seed(base, {**key, "replicate": replicate, **({"training": t} if t else {})})
 
 
-def replicate_point(config: ReplicateConfig, point: dict, device) -> dict:
+def replicate_point(config: ReplicateConfig, point: dict, device: torch.device) -> dict:
     """One capacity search (the base preset's protocol) on one replicate's fact set.
 
     Returns

@@ -89,6 +89,12 @@ from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_reference
 from assocmem.devices import resolve_device
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike, PathLike
+    from collections.abc import Iterable, Sequence
+
 __all__ = [
     "METHODS",
     "GEOMETRIES",
@@ -234,7 +240,8 @@ def spike_direction(config: CapacityConfig, d: int) -> torch.Tensor:
     return random_direction(d, seed=point_seed(config, {"spike_direction_d": d}))
 
 
-def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str, device=None) -> FactSet:
+def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str,
+                      device: str | torch.device | None = None) -> FactSet:
     """The tied fact set searched at ``(d, F)`` under ``geometry``.
 
     Parameters
@@ -310,8 +317,9 @@ def _by_fact_blocks(method: str, facts: FactSet, m: int, seed: int, block_entrie
     return model
 
 
-def build_memory(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int = 10000,
-                 lr: float = 1e-3, device=None, block_entries: int = BLOCK_ENTRIES):
+def build_memory(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int = 10000, lr: float = 1e-3,
+                 device: str | torch.device | None = None,
+                 block_entries: int = BLOCK_ENTRIES) -> torch.nn.Module:
     """One memory of width ``m`` storing ``facts``, built the way ``method`` builds it.
 
     Parameters
@@ -383,7 +391,7 @@ def capacity_search(
     verify: int = 2,
     epochs: int = 10000,
     lr: float = 1e-3,
-    device=None,
+    device: str | torch.device | None = None,
     target: float = 1.0,
 ) -> SearchResult:
     """Smallest width at which ``method`` stores every fact of ``facts`` (App. A.3.1).
@@ -476,8 +484,8 @@ def capacity_search_reference(facts: FactSet, method: str = "whitened", seed: in
     return smallest_width_reference(accuracy_at, lo=lo, hi=hi, target=1.0)
 
 
-def accuracy_curve(facts: FactSet, method: str, widths, seed: int = 0, *, epochs: int = 10000,
-                   lr: float = 1e-3, device=None) -> np.ndarray:
+def accuracy_curve(facts: FactSet, method: str, widths: Iterable[int], seed: int = 0, *, epochs: int = 10000,
+                   lr: float = 1e-3, device: str | torch.device | None = None) -> np.ndarray:
     """Accuracy of ``method`` at every width in ``widths`` (what the search samples sparsely).
 
     Parameters
@@ -633,7 +641,7 @@ def training_views(frame: pd.DataFrame) -> dict[int, pd.DataFrame]:
     return spread.training_views(frame, POINT_KEYS)
 
 
-def capacity_point(config: CapacityConfig, point: dict, device) -> dict:
+def capacity_point(config: CapacityConfig, point: dict, device: torch.device) -> dict:
     """One capacity search: the row of results at one grid point.
 
     Returns
@@ -690,7 +698,8 @@ register_sweep(
 # analysis of the results
 
 
-def load_capacity_results(presets=("paper", "cpu"), results_dir=None) -> tuple[str, pd.DataFrame]:
+def load_capacity_results(presets: Sequence[str] = ("paper", "cpu"),
+                          results_dir: PathLike | None = None) -> tuple[str, pd.DataFrame]:
     """The stored results of the largest preset that has been run: ``(preset, frame)``.
 
     Tries ``presets`` in order and returns the first one stored, complete and made with the
@@ -706,7 +715,7 @@ def load_capacity_results(presets=("paper", "cpu"), results_dir=None) -> tuple[s
     return load_largest_results("capacity", presets, results_dir)
 
 
-def counting_lower_bound(F, V=None, bits: int = 16) -> np.ndarray:
+def counting_lower_bound(F: ArrayLike, V: ArrayLike | None = None, bits: int = 16) -> np.ndarray:
     """Theorem 2.4 with ``b`` bits per parameter: ``W >= F log2(V) / b``.
 
     A model with ``W`` parameters of ``b`` bits has at most ``2^(b W)`` settings, and there are

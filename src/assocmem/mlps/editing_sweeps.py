@@ -49,6 +49,18 @@ from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.devices import resolve_device
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from assocmem.mlps.editing.data import BookCorpus
+    from assocmem.mlps.editing.evaluation import EditEvaluation
+    from assocmem.mlps.editing.model import EditingLM
+    from assocmem.mlps.editing.residuals import PromptKeys
+    from assocmem.mlps.editing.swapping import EditAssignment
+    from assocmem.mlps.editing.training import LMTrainResult
+    from collections.abc import Sequence
+
 __all__ = ["FactEditingConfig", "KEY_MOMENTS", "FACT_EDITING_PRESETS", "EDIT_EXPERTS", "PAPER_TABLE1", "TABLE1_COLUMNS",
            "fact_editing_points", "fact_editing_point", "swap_row", "editor_rows", "point_base_model",
            "editor_settings", "best_rows", "table1",
@@ -264,7 +276,8 @@ def _base_metrics(model, corpus, result) -> dict:
             "train_loss": float(np.mean(result.losses[-min(100, result.steps):]))}
 
 
-def _row(kind: str, fraction: float, setting: dict | None, metrics=None, unseen=float("nan"), **extra) -> dict:
+def _row(kind: str, fraction: float, setting: dict | None, metrics=None, unseen=float("nan"),
+         **extra) -> dict:
     nan = float("nan")
     s = setting or {}
     row = {"editor": kind, "fraction": float(fraction), "n_edits": 0,
@@ -281,7 +294,8 @@ def _row(kind: str, fraction: float, setting: dict | None, metrics=None, unseen=
     return row
 
 
-def point_base_model(config: FactEditingConfig, point: dict, device=None):
+def point_base_model(config: FactEditingConfig, point: dict,
+                     device: str | torch.device | None = None) -> tuple[BookCorpus, EditingLM, LMTrainResult]:
     """The corpus and the trained base model of one ``fact_editing`` point, from the point's seeds.
 
     The same seeds as :func:`fact_editing_point`, so the model is the one that point edits (up to
@@ -326,7 +340,7 @@ def point_base_model(config: FactEditingConfig, point: dict, device=None):
     return corpus, model, result
 
 
-def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[dict]:
+def fact_editing_point(config: FactEditingConfig, point: dict, device: torch.device) -> list[dict]:
     """Train one base model and score every editor at every fraction (see the module docstring).
 
     Returns
@@ -358,8 +372,8 @@ def fact_editing_point(config: FactEditingConfig, point: dict, device) -> list[d
     return rows
 
 
-def swap_row(config: FactEditingConfig, point: dict, model, corpus, ev, assignment, fraction: float,
-             base: dict, device) -> dict:
+def swap_row(config: FactEditingConfig, point: dict, model: EditingLM, corpus: BookCorpus, ev: EditEvaluation,
+             assignment: EditAssignment, fraction: float, base: dict, device: torch.device) -> dict:
     """The ``swap`` row of one edit: a new expert of the point's kind, width and seed, built with
     the config's recipe for the post-edit fact set, swapped in and scored (with ``r_NF``)."""
     from assocmem.mlps import editing as E
@@ -373,7 +387,9 @@ def swap_row(config: FactEditingConfig, point: dict, model, corpus, ev, assignme
     return _row("swap", fraction, None, metrics, unseen, n_edits=int(assignment.altered.numel()), **base)
 
 
-def editor_rows(model, corpus, ev, assignment, settings, preserved, fraction, base) -> list[dict]:
+def editor_rows(model: EditingLM, corpus: BookCorpus, ev: EditEvaluation, assignment: EditAssignment,
+                settings: Sequence[dict], preserved: PromptKeys | torch.Tensor, fraction: float,
+                base: dict) -> list[dict]:
     """One row per weight-editor setting on one edit, protecting ``preserved`` (PromptKeys or a
     moment); ``best`` and ``r_nf`` on each editor's score-best setting (the first of equal scores)."""
     from assocmem.mlps import editing as E
@@ -415,7 +431,8 @@ _BASE_METRICS = ("mlp_accuracy", "lm_accuracy", "lm_accuracy_all", "lm_accuracy_
 _SETTINGS = ("n_edits", "lr", "clip_norm", "rwd", "early_stop")
 
 
-def rerun_agreement(live, stored, config: FactEditingConfig, *, what: str = "live fact_editing rows"):
+def rerun_agreement(live: pd.DataFrame, stored: pd.DataFrame, config: FactEditingConfig, *,
+                    what: str = "live fact_editing rows") -> pd.DataFrame:
     """Check rerun rows of ``fact_editing`` against the spread of the stored trainings.
 
     Every live row (any training, any subset of the points) is compared with the stored
@@ -465,7 +482,7 @@ def rerun_agreement(live, stored, config: FactEditingConfig, *, what: str = "liv
     return pd.concat(out, ignore_index=True)
 
 
-def leave_one_training_out(stored, config: FactEditingConfig):
+def leave_one_training_out(stored: pd.DataFrame, config: FactEditingConfig) -> pd.DataFrame:
     """:func:`rerun_agreement`'s rule calibrated on the stored trainings themselves.
 
     Each stored training in turn is checked against the others by the same rules
@@ -531,7 +548,7 @@ def _agreement_parts(config: FactEditingConfig):
     ]
 
 
-def best_rows(frame, moment: str = "facts"):
+def best_rows(frame: pd.DataFrame, moment: str = "facts") -> pd.DataFrame:
     """The rows seed 001's Table 1 reports: swapping and each editor's score-best setting per fraction.
 
     Parameters
@@ -559,7 +576,7 @@ def best_rows(frame, moment: str = "facts"):
     return out.sort_values(by).drop(columns="_o").reset_index(drop=True)
 
 
-def table1(frame, expert: str = "gd_mse", moment: str = "facts"):
+def table1(frame: pd.DataFrame, expert: str = "gd_mse", moment: str = "facts") -> pd.DataFrame:
     """Our Table 1 beside seed 001's: the best rows of one expert with the source's values.
 
     Parameters
@@ -597,7 +614,7 @@ def table1(frame, expert: str = "gd_mse", moment: str = "facts"):
     return out
 
 
-def table1_over_trainings(frame, expert: str = "gd_mse", moment: str = "facts"):
+def table1_over_trainings(frame: pd.DataFrame, expert: str = "gd_mse", moment: str = "facts") -> pd.DataFrame:
     """:func:`table1` summarised over the trainings: mean, smallest and largest of each metric.
 
     Each training picks its own score-best setting per editor and fraction (as the source tunes
@@ -726,7 +743,7 @@ def editing_moments_points(config: EditingMomentsConfig) -> list[dict]:
     return [{"expert": e, "m": int(m), "training": r} for e, m in config.experts for r in range(config.trainings)]
 
 
-def editing_moments_point(config: EditingMomentsConfig, point: dict, device) -> list[dict]:
+def editing_moments_point(config: EditingMomentsConfig, point: dict, device: torch.device) -> list[dict]:
     """Retrain one ``fact_editing`` point's base model and rerun its weight editors with the
     corpus moment.
 
@@ -754,7 +771,7 @@ def editing_moments_point(config: EditingMomentsConfig, point: dict, device) -> 
     return [{**r, "moment": "corpus"} for r in rows]
 
 
-def with_moments(editing, moments):
+def with_moments(editing: pd.DataFrame, moments: pd.DataFrame) -> pd.DataFrame:
     """``fact_editing`` rows and ``editing_moments`` rows in one frame, with a ``moment`` column.
 
     The ``fact_editing`` rows get ``"facts"`` (the oracle moment), except ``base`` and ``swap``,

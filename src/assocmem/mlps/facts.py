@@ -185,7 +185,7 @@ class FactSet:
         """``C_f = values[mapping]``, shape ``(F, d)``: row ``i`` is the value fact ``i`` must return."""
         return self.values[self.mapping]  # (F, d)
 
-    def to(self, device=None, dtype: torch.dtype | None = None) -> "FactSet":
+    def to(self, device: str | torch.device | None = None, dtype: torch.dtype | None = None) -> "FactSet":
         """A copy on another device and/or floating dtype (the map stays int64).
 
         Raises
@@ -216,7 +216,7 @@ def make_fact_set(
     seed: int = 0,
     num_values: int | None = None,
     dtype: torch.dtype | None = None,
-    device=None,
+    device: str | torch.device | None = None,
 ) -> FactSet:
     """Draw a random fact set with keys and values uniform on the unit sphere.
 

@@ -75,6 +75,11 @@ from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import smallest_width
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem.mlps.transformer.model import CausalAttention
+
 __all__ = ["UntiedSSFRTransformer", "LMBlockConfig", "LM_BLOCK_PRESETS", "BLOCK_DRAWS", "block_setup",
            "block_points", "block_point", "LMBlockRecipeConfig", "LM_BLOCK_RECIPE_PRESETS", "recipe_points",
            "recipe_point", "agreement_rules"]
@@ -112,7 +117,8 @@ class UntiedSSFRTransformer(SSFRTransformer):
     """
 
     def __init__(self, config: TransformerConfig, embedding: torch.Tensor, output_embedding: torch.Tensor,
-                 mlp=None, *, task: SSFRTask, seed: int = 0, attention=None) -> None:
+                 mlp: torch.nn.Module | None = None, *, task: SSFRTask, seed: int = 0,
+                 attention: CausalAttention | None = None) -> None:
         super().__init__(config, embedding, mlp, task=task, seed=seed, attention=attention)
         Y = output_embedding
         if not isinstance(Y, torch.Tensor) or Y.dim() != 2 or tuple(Y.shape) != (task.num_facts, config.d):
@@ -129,7 +135,7 @@ class UntiedSSFRTransformer(SSFRTransformer):
         y = self.mlp(u.to(self._mlp_dtype)).to(self.config.dtype)
         return Fn.normalize(y, dim=-1, eps=self.config.norm_eps) @ self.output_embedding.T  # (B, F)
 
-    def with_mlp(self, mlp) -> "UntiedSSFRTransformer":
+    def with_mlp(self, mlp: torch.nn.Module) -> "UntiedSSFRTransformer":
         """A model sharing this one's attention and both tables, with another MLP."""
         return UntiedSSFRTransformer(self.config, self.embedding, self.output_embedding, mlp, task=self.task,
                                      attention=self.attention)
@@ -235,7 +241,7 @@ def block_setup(config: LMBlockConfig, point: dict) -> dict:
             "seed_mlp": s_mlp, "seed_train": s_train, "seed_eval": s_eval}
 
 
-def block_point(config: LMBlockConfig, point: dict, device) -> dict:
+def block_point(config: LMBlockConfig, point: dict, device: torch.device) -> dict:
     """The smallest whitened width at which the untied block reaches ``target`` training accuracy.
 
     Returns
@@ -348,7 +354,7 @@ def recipe_points(config: LMBlockRecipeConfig) -> list[dict]:
     return [{"rep": r, "steps": int(n)} for r in range(config.seeds) for n in config.steps]
 
 
-def recipe_point(config: LMBlockRecipeConfig, point: dict, device) -> dict:
+def recipe_point(config: LMBlockRecipeConfig, point: dict, device: torch.device) -> dict:
     """One block, trained for ``point["steps"]`` steps around the whitened MLP of width ``m``.
 
     The facts, embeddings and MLP seed are those of the ``lm_block_capacity`` point
@@ -398,7 +404,7 @@ _BLOCK_COUNTS = ("n_trained", "violations")
 _TWIN_SHARES = ("key_twin_share", "value_twin_share", "pair_twin_share")
 
 
-def agreement_rules(sweep: str, stored: pd.DataFrame, config) -> dict:
+def agreement_rules(sweep: str, stored: pd.DataFrame, config: LMBlockConfig | LMBlockRecipeConfig) -> dict:
     """The rules by which a live run of ``lm_block_capacity`` or ``lm_block_recipe`` must agree.
 
     Every row comes out of an attention training, a sample: a live row is checked against the

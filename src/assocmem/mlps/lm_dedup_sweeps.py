@@ -52,6 +52,11 @@ from assocmem.mlps.margin_sweeps.points import sub_seeds
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
 __all__ = ["DEDUP_DRAWS", "LMDedupConfig", "LM_DEDUP_PRESETS", "near_twin_stats", "dedup_points",
            "dedup_point", "draw_limit", "agreement_rules"]
 
@@ -146,7 +151,7 @@ def dedup_points(config: LMDedupConfig) -> list[dict]:
             for d in config.draws for F in config.Fs for r in range(config.reps)]
 
 
-def dedup_point(config: LMDedupConfig, point: dict, device) -> dict:
+def dedup_point(config: LMDedupConfig, point: dict, device: torch.device) -> dict:
     """The near-twin share of one fact set and, for a draw in ``search_draws``, its capacity search.
 
     The fact set and search seeds are those of
@@ -180,7 +185,7 @@ def dedup_point(config: LMDedupConfig, point: dict, device) -> dict:
     return row
 
 
-def agreement_rules(stored) -> dict:
+def agreement_rules(stored: pd.DataFrame) -> dict:
     """The rules by which a live run of ``lm_dedup`` must agree with its stored rows.
 
     The pairs come from a trained language model, a sample: a live row is checked against the

@@ -188,7 +188,7 @@ class LMCapacityConfig:
         seed_int(self.seed)
 
 
-def sweep_pairs(spec: str, device=None, training: int = 0) -> EmbeddingPairs:
+def sweep_pairs(spec: str, device: str | torch.device | None = None, training: int = 0) -> EmbeddingPairs:
     """The captured pairs a sweep config names, computed once per process and source.
 
     Parameters
@@ -327,7 +327,7 @@ def pairs_points(config: LMPairsConfig) -> list[dict]:
     return [{"training": r, "draw": d} for r in range(config.trainings) for d in DRAWS]
 
 
-def pairs_point(config: LMPairsConfig, point: dict, device) -> dict:
+def pairs_point(config: LMPairsConfig, point: dict, device: torch.device) -> dict:
     """:func:`pairs_summary` of the source, and nearest-neighbour cosines in one drawn fact set.
 
     Returns
@@ -389,7 +389,7 @@ def margin_points(config: LMMarginConfig) -> list[dict]:
             for d in config.draws for m in config.ms for F in config.Fs for r in range(config.reps)]
 
 
-def margin_point(config: LMMarginConfig, point: dict, device) -> dict:
+def margin_point(config: LMMarginConfig, point: dict, device: torch.device) -> dict:
     """``gamma_min`` and the App. B.5 statistics of one fact set of captured pairs.
 
     Returns
@@ -422,7 +422,7 @@ def capacity_points(config: LMCapacityConfig) -> list[dict]:
     return _grid(config)
 
 
-def capacity_point(config: LMCapacityConfig, point: dict, device) -> dict:
+def capacity_point(config: LMCapacityConfig, point: dict, device: torch.device) -> dict:
     """The smallest whitened width recalling ``target`` of ``F`` captured facts.
 
     Returns

@@ -42,6 +42,15 @@ from assocmem.mlps.transformer_sweeps import CAPACITY_METHODS
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import smallest_width
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from assocmem.mlps.transformer.model import SSFRTransformer, TransformerConfig
+    from assocmem.mlps.transformer.ssfr import SSFRTask
+    from assocmem.mlps.transformer.training import TrainConfig
+    from collections.abc import Callable
+
 __all__ = [
     "VARIANTS",
     "CountResult",
@@ -116,7 +125,7 @@ class CountResult:
     violations: tuple[int, ...]
 
 
-def largest_count(ok_at, lo: int, hi: int, verify: int = 1) -> CountResult:
+def largest_count(ok_at: Callable[[int], bool], lo: int, hi: int, verify: int = 1) -> CountResult:
     """Largest integer ``n`` in ``[lo, hi]`` at which ``ok_at(n)`` holds, searched from below.
 
     :func:`assocmem.sweeps.smallest_width` finds the smallest ``n`` at which the criterion
@@ -329,7 +338,7 @@ def _block_accuracies(config, method: str, setup: dict, m: int, device) -> tuple
     return float(adaptive), float(train)
 
 
-def facts_point(config: FactsConfig, point: dict, device) -> dict:
+def facts_point(config: FactsConfig, point: dict, device: torch.device) -> dict:
     """Both largest-``F`` searches at one ``(method, m)``, sharing every trained block.
 
     Each ``F`` tried draws its task, embeddings, fact sets, MLPs and attention from the seed of
@@ -384,7 +393,8 @@ def architecture_points(config: ArchitectureConfig) -> list[dict]:
             for mth, m in pairs for v in config.variants for r in range(config.seeds)]
 
 
-def variant_model(task, embedding: torch.Tensor, mlp, variant: str, model_config, train_config):
+def variant_model(task: SSFRTask, embedding: torch.Tensor, mlp: torch.nn.Module, variant: str,
+                  model_config: TransformerConfig, train_config: TrainConfig) -> SSFRTransformer:
     """An SSFR block with ``mlp`` inserted, in one of :data:`VARIANTS`, before training.
 
     ``source`` is exactly the model :func:`~assocmem.mlps.transformer.inserted_mlp` trains (the
@@ -432,7 +442,7 @@ def variant_model(task, embedding: torch.Tensor, mlp, variant: str, model_config
     return model
 
 
-def architecture_point(config: ArchitectureConfig, point: dict, device) -> dict:
+def architecture_point(config: ArchitectureConfig, point: dict, device: torch.device) -> dict:
     """Train one variant's attention around MLP_A; measure training and fact-adaptive accuracy.
 
     The task, embeddings, fact sets, MLPs and the attention's initial weights depend on the point
@@ -500,7 +510,7 @@ register_sweep(
 # analysis
 
 
-def ratio_bounds(frame, f_lo: int, f_step: int):
+def ratio_bounds(frame: pd.DataFrame, f_lo: int, f_step: int) -> pd.DataFrame:
     """Per ``transformer_facts`` row: the range of ``F_train / F_adaptive`` the search allows.
 
     A largest ``F`` found on the grid ``F = f_step * k`` is known to lie in ``[F, F + f_step)``
@@ -550,7 +560,7 @@ def ratio_bounds(frame, f_lo: int, f_step: int):
     return frame.assign(ratio_lo=lo, ratio_hi=hi)
 
 
-def architecture_summary(frame):
+def architecture_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Per ``(method, m, variant)`` of ``transformer_architecture``: accuracies over the trainings.
 
     Parameters

@@ -56,7 +56,8 @@ def _need(stored: pd.DataFrame, columns) -> None:
         raise ValueError(f"stored rows lack the column(s) {missing}")
 
 
-def agreement_rules(sweep: str, stored: pd.DataFrame, config=None) -> dict:
+def agreement_rules(sweep: str, stored: pd.DataFrame,
+                    config: TransformerCapacityConfig | FactsConfig | ArchitectureConfig | None = None) -> dict:
     """The rules by which a live run of an SSFR Transformer sweep must agree with its stored rows.
 
     Resolutions (added to each interval's half-width; a count decided by an argmax can flip at a

@@ -19,6 +19,11 @@ import pandas as pd
 
 from assocmem._checks import as_real
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = ["PREDICTORS", "usability_summary", "transformer_lag", "lag_test", "noise_summary"]
 
 
@@ -127,7 +132,7 @@ def transformer_lag(frame: pd.DataFrame, column: str = "transformer_accuracy") -
     return pd.DataFrame(out)
 
 
-def lag_test(lags, resolution: float, level: float = 0.95) -> dict:
+def lag_test(lags: ArrayLike, resolution: float, level: float = 0.95) -> dict:
     """Does the Transformer lag? The mean lag against the spread between trainings.
 
     The Transformer *lags* when the mean lag over trainings exceeds ``max(t s / sqrt(n),

@@ -68,6 +68,12 @@ from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import smallest_width
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem.mlps.facts import FactSet
+    from collections.abc import Callable
+
 __all__ = [
     "GD_METHODS",
     "CAPACITY_METHODS",
@@ -390,7 +396,8 @@ def sphere_perturbations(keys: torch.Tensor, eps: torch.Tensor, draws: int, seed
     return torch.cos(theta)[None, :, None] * keys + torch.sin(theta)[None, :, None] * t
 
 
-def usable_keys(mlp, facts, eps: torch.Tensor, draws: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+def usable_keys(mlp: Callable[[torch.Tensor], torch.Tensor], facts: FactSet, eps: torch.Tensor, draws: int,
+                seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Which keys keep a positive margin under noise of their measured size (see the module doc).
 
     Parameters
@@ -447,7 +454,7 @@ def usability_points(config: UsabilityConfig) -> list[dict]:
             for r in range(config.seeds)]
 
 
-def usability_point(config: UsabilityConfig, point: dict, device) -> list[dict]:
+def usability_point(config: UsabilityConfig, point: dict, device: torch.device) -> list[dict]:
     """Pretrain attention on the identity task, then insert a GD MLP of every width: one row each.
 
     Returns
@@ -614,7 +621,7 @@ def noise_points(config: NoiseConfig) -> list[dict]:
             for d, F in config.sizes for J in config.junk_lengths for r in range(config.seeds)]
 
 
-def noise_point(config: NoiseConfig, point: dict, device) -> dict:
+def noise_point(config: NoiseConfig, point: dict, device: torch.device) -> dict:
     """Pretrain attention on the identity task at ``(d, F, J)``; measure its noise (Def. 5.1).
 
     Returns
@@ -657,7 +664,7 @@ def transformer_capacity_points(config: TransformerCapacityConfig) -> list[dict]
             for r in range(config.seeds)]
 
 
-def transformer_capacity_point(config: TransformerCapacityConfig, point: dict, device) -> dict:
+def transformer_capacity_point(config: TransformerCapacityConfig, point: dict, device: torch.device) -> dict:
     """Both capacity searches at one ``(method, F)``, sharing every trained Transformer.
 
     At each width ``m`` tried: MLP_A (fact set A) is inserted and the attention trained around it

@@ -34,6 +34,11 @@ from assocmem.sweeps.registry import get_sweep
 from assocmem.sweeps.store import SCHEMA, ResultsStore, format_line, format_value
 from assocmem._checks import as_bool
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = ["SweepError", "SweepRun", "run_sweep", "execute_point", "environment_info", "POINT_DTYPE"]
 
 
@@ -56,7 +61,8 @@ class SweepRun:
 POINT_DTYPE = torch.float64
 
 
-def execute_point(run_point, config, point: dict, device: str) -> tuple[Any, float, str]:
+def execute_point(run_point: Callable[..., Any], config: Any, point: dict,
+                  device: str) -> tuple[Any, float, str]:
     """Run one point where the executor put it: ``(run_point's output, seconds, device used)``.
 
     Module-level so that process pools and Ray can ship it; ``device`` is resolved here, in

@@ -34,7 +34,7 @@ EXECUTORS = ("serial", "process", "ray")
 class TaskError(RuntimeError):
     """A task raised. ``index`` is its position in the submitted list, ``cause`` the exception."""
 
-    def __init__(self, index: int, cause: BaseException):
+    def __init__(self, index: int, cause: BaseException) -> None:
         self.index, self.cause = index, cause
         super().__init__(f"task {index} failed: {type(cause).__name__}: {cause}")
 
@@ -56,7 +56,7 @@ class Executor:
 
     name = "base"
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None) -> None:
         if workers is not None:
             try:
                 workers = as_int(workers, "workers", minimum=1)
@@ -97,7 +97,7 @@ class SerialExecutor(Executor):
 
     name = "serial"
 
-    def map_unordered(self, fn, args):
+    def map_unordered(self, fn: Callable, args: Sequence[tuple]) -> Iterator[tuple[int, Any]]:
         for i, a in enumerate(args):
             try:
                 result = fn(*a)
@@ -105,7 +105,7 @@ class SerialExecutor(Executor):
                 raise TaskError(i, exc) from exc
             yield i, result
 
-    def describe(self):
+    def describe(self) -> dict:
         return {"executor": self.name, "workers": 1}
 
 
@@ -132,7 +132,7 @@ class ProcessExecutor(Executor):
 
     name = "process"
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None) -> None:
         super().__init__(workers)
         self._pool: ProcessPoolExecutor | None = None
 
@@ -151,7 +151,7 @@ class ProcessExecutor(Executor):
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
-    def map_unordered(self, fn, args):
+    def map_unordered(self, fn: Callable, args: Sequence[tuple]) -> Iterator[tuple[int, Any]]:
         if not args:
             return
         pool = self._get_pool()
@@ -178,7 +178,7 @@ class ProcessExecutor(Executor):
         if failure is not None:
             raise failure from failure.cause
 
-    def describe(self):
+    def describe(self) -> dict:
         return {"executor": self.name, "workers": self.workers or os.cpu_count()}
 
 
@@ -211,7 +211,8 @@ class RayExecutor(Executor):
 
     name = "ray"
 
-    def __init__(self, workers: int | None = None, address: str | None = None, init_kwargs: dict | None = None):
+    def __init__(self, workers: int | None = None, address: str | None = None,
+                 init_kwargs: dict | None = None) -> None:
         super().__init__(workers)
         if address is not None and (not isinstance(address, str) or not address):
             raise ValueError(f"address must be a Ray cluster address such as 'auto' or 'HOST:6379', or None; "
@@ -252,7 +253,7 @@ class RayExecutor(Executor):
     def _cluster_gpus(self) -> float:
         return float(self._resources.get("GPU", 0))
 
-    def task_device(self, device):
+    def task_device(self, device: str | None) -> str:
         if self._ray is None:
             raise RuntimeError("use RayExecutor as a context manager")
         name = str(resolve_device(None)) if device is None else str(device)
@@ -273,7 +274,7 @@ class RayExecutor(Executor):
         self.num_gpus = 0
         return name
 
-    def map_unordered(self, fn, args):
+    def map_unordered(self, fn: Callable, args: Sequence[tuple]) -> Iterator[tuple[int, Any]]:
         if self._ray is None:
             raise RuntimeError("use RayExecutor as a context manager")
         ray = self._ray
@@ -307,7 +308,7 @@ class RayExecutor(Executor):
         if failure is not None:
             raise failure from failure.cause
 
-    def describe(self):
+    def describe(self) -> dict:
         info = {"executor": self.name, "address": self.address or "local", "gpus_per_task": self.num_gpus}
         if self._ray is not None:
             info["ray"] = self._ray.__version__

@@ -33,6 +33,11 @@ from assocmem.linear._args import overflow_error
 from assocmem.linear.attention._common import _check_finite, _check_qkv, _check_scale
 from assocmem.linear.attention.softmax import _scores, _weighted_values
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "KVCacheDecoder",
     "LinearAttentionDecoder",
@@ -302,7 +307,8 @@ class LinearAttentionDecoder(_Decoder):
         return 0 if self.S is None else self.S.numel()
 
 
-def decode(decoder: _Decoder, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor):
+def decode(decoder: _Decoder, q: torch.Tensor, k: torch.Tensor,
+           v: torch.Tensor) -> tuple[torch.Tensor, pd.DataFrame]:
     """Feed a whole sequence through a step decoder, one token at a time, and record its costs.
 
     Parameters

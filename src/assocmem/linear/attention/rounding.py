@@ -25,6 +25,12 @@ from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.linear.attention.linear_forms import linear_attention
 from assocmem.devices import resolve_device
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from collections.abc import Iterable
+
 __all__ = [
     "FLOAT64_UNIT_ROUNDOFF",
     "gamma",
@@ -85,8 +91,8 @@ def _sample_qkv(T: int, d_k: int, d_v: int, data: str, generator: torch.Generato
 
 
 def linear_attention_agreement(
-    T_values,
-    chunk_sizes,
+    T_values: Iterable[int],
+    chunk_sizes: Iterable[int],
     d_k: int = 64,
     d_v: int = 64,
     *,
@@ -94,7 +100,7 @@ def linear_attention_agreement(
     data: str = "gaussian",
     dtype: torch.dtype | None = None,
     device: str | torch.device | None = None,
-):
+) -> pd.DataFrame:
     """Compare the recurrent and chunked forms of causal linear attention with the parallel form.
 
     For each ``T`` one random sequence is drawn and all forms are run on it. In exact arithmetic

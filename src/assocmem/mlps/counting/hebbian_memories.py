@@ -38,6 +38,12 @@ from assocmem.mlps.mlp.hebbian import exact_k2_memory
 from assocmem.sweeps.search import SearchResult, smallest_width
 from assocmem.devices import resolve_device
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem.mlps.mlp.architectures import ExactK2Memory
+    from collections.abc import Iterable, Mapping
+
 __all__ = [
     "HEBBIAN_KERNELS",
     "hebbian_memory",
@@ -60,7 +66,7 @@ def _check_kernel(kernel: str) -> str:
     return kernel
 
 
-def hebbian_memory(facts: FactSet, kernel: str = "linear"):
+def hebbian_memory(facts: FactSet, kernel: str = "linear") -> OuterProductMemory | ExactK2Memory:
     """The Hebbian memory of a fact set, as a model ``(F, d) -> (F, d)``.
 
     * ``"linear"``: eq. 5, ``W = sum_t v_f(t) k_t^T``, built as Part I's
@@ -166,8 +172,9 @@ def hebbian_point(facts: FactSet, kernel: str = "linear") -> dict:
     }
 
 
-def hebbian_f_sweep(d: int, num_facts, kernels=HEBBIAN_KERNELS, seeds=(0,), tied=(True,),
-                    device=None) -> pd.DataFrame:
+def hebbian_f_sweep(d: int, num_facts: Iterable[int], kernels: Iterable[str] = HEBBIAN_KERNELS,
+                    seeds: Iterable[int] = (0,), tied: Iterable[bool] = (True,),
+                    device: str | torch.device | None = None) -> pd.DataFrame:
     """Accuracy and margins of the Hebbian memories as the number of facts grows at fixed ``d``.
 
     Every point draws a fresh fact set ``make_fact_set(F, d, tied=..., seed=seed)``; both kernels
@@ -246,8 +253,9 @@ class CapacityResult:
     search: SearchResult  # the search over F (evaluations, monotonicity violations)
 
 
-def hebbian_capacity(d: int, kernel: str = "linear", seed: int = 0, tied: bool = True, *,
-                     lo: int = 2, hi: int = 65536, verify: int = 2, device=None) -> CapacityResult:
+def hebbian_capacity(d: int, kernel: str = "linear", seed: int = 0, tied: bool = True, *, lo: int = 2,
+                     hi: int = 65536, verify: int = 2,
+                     device: str | torch.device | None = None) -> CapacityResult:
     """Largest number of random facts a Hebbian memory stores, for one seeded family of draws.
 
     For each ``F`` the draw is ``make_fact_set(F, d, tied, seed)``; it *fails* when some fact's
@@ -299,8 +307,9 @@ def hebbian_capacity(d: int, kernel: str = "linear", seed: int = 0, tied: bool =
     return CapacityResult(capacity=res.m - 1, first_failure=res.m, search=res)
 
 
-def hebbian_capacity_scan(dims, kernels=HEBBIAN_KERNELS, seeds=(0,), tied: bool = True,
-                          device=None) -> pd.DataFrame:
+def hebbian_capacity_scan(dims: Mapping[str, Iterable[int]] | Iterable[int],
+                          kernels: Iterable[str] = HEBBIAN_KERNELS, seeds: Iterable[int] = (0,),
+                          tied: bool = True, device: str | torch.device | None = None) -> pd.DataFrame:
     """:func:`hebbian_capacity` for every (kernel, d, seed).
 
     Parameters

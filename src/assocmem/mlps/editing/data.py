@@ -43,6 +43,8 @@ import torch
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where used: the editing extra, not the core install
+    from assocmem._typing import PathLike
+    from collections.abc import Iterable, Sequence
     from faker import Faker
     from tokenizers import Tokenizer
 
@@ -209,7 +211,7 @@ def generate_book_facts(num_facts: int, seed: int = 0) -> BookFacts:
     return BookFacts(tuple(books), tuple(authors))
 
 
-def write_book_facts_csv(facts: BookFacts, path) -> Path:
+def write_book_facts_csv(facts: BookFacts, path: PathLike) -> Path:
     """Write ``facts`` as a CSV with header ``book,author``, one fact per row; returns the path.
 
     Raises
@@ -227,7 +229,7 @@ def write_book_facts_csv(facts: BookFacts, path) -> Path:
     return path
 
 
-def load_book_facts_csv(path, max_facts: int | None = None) -> BookFacts:
+def load_book_facts_csv(path: PathLike, max_facts: int | None = None) -> BookFacts:
     """Read (book, author) facts from a CSV file with a header naming ``book`` and ``author`` columns.
 
     Applies seed 001's selection, *exactly one book per author*: rows are read in file order,
@@ -343,7 +345,8 @@ class BookCorpus:
         """Training templates plus held-out ones; held-out template ``h`` has index ``len(train) + h``."""
         return len(self.template_ids)
 
-    def sequences(self, template: int, facts=None, authors=None) -> tuple[torch.Tensor, int]:
+    def sequences(self, template: int, facts: torch.Tensor | Sequence[int] | None = None,
+                  authors: torch.Tensor | Sequence[int] | None = None) -> tuple[torch.Tensor, int]:
         """Token ids of ``<bos> prefix book suffix author <eos>`` for a batch of facts on one template.
 
         Parameters
@@ -390,13 +393,14 @@ class BookCorpus:
                 (self.author_offset + auth)[:, None], torch.full((n, 1), self.eos_id)]
         return torch.cat(cols, dim=1), 1 + len(pre) + 1 + len(suf)
 
-    def decode(self, ids) -> str:
+    def decode(self, ids: torch.Tensor | Iterable[int]) -> str:
         """The text of a sequence of ids (titles and authors included)."""
         return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
 
 
 def build_corpus(facts: BookFacts, *, bpe_vocab_size: int = 256,
-                 train_templates=TRAIN_TEMPLATES, heldout_templates=HELDOUT_TEMPLATES) -> BookCorpus:
+                 train_templates: Sequence[tuple[str, str]] = TRAIN_TEMPLATES,
+                 heldout_templates: Sequence[tuple[str, str]] = HELDOUT_TEMPLATES) -> BookCorpus:
     """Train the non-fact tokenizer on the templates and add every title and author as an atomic token.
 
     Parameters

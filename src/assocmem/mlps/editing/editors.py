@@ -111,7 +111,7 @@ _SINGULAR_HINT = {
 }
 
 
-def key_covariance(keys) -> torch.Tensor:
+def key_covariance(keys: torch.Tensor) -> torch.Tensor:
     """The uncentred second moment of keys, ``C = (1/N) sum_j k_j k_j^T = K^T K / N``.
 
     Parameters
@@ -140,7 +140,7 @@ def key_covariance(keys) -> torch.Tensor:
     return check_finite_result((C + C.T) / 2, "the key covariance")
 
 
-def nullspace_projector(C, rel_tol: float = 1e-2) -> torch.Tensor:
+def nullspace_projector(C: torch.Tensor, rel_tol: float = 1e-2) -> torch.Tensor:
     """AlphaEdit's projector onto the near-null space of a preserved-key covariance.
 
     With the eigendecomposition ``C = U diag(s) U^T`` (``s`` descending), the directions kept are
@@ -196,7 +196,8 @@ def nullspace_projector(C, rel_tol: float = 1e-2) -> torch.Tensor:
     return U_hat @ U_hat.T
 
 
-def rome_edit(W, keys, targets, C, *, ridge: float = 0.0) -> torch.Tensor:
+def rome_edit(W: torch.Tensor, keys: torch.Tensor, targets: torch.Tensor, C: torch.Tensor, *,
+              ridge: float = 0.0) -> torch.Tensor:
     """ROME: one rank-one update per edited fact, applied in sequence.
 
     For each edit ``(k, v)`` in order, with ``W`` the current matrix,
@@ -252,7 +253,8 @@ def rome_edit(W, keys, targets, C, *, ridge: float = 0.0) -> torch.Tensor:
     return check_finite_result(W, "the ROME update")
 
 
-def memit_edit(W, keys, targets, C, *, lam: float) -> torch.Tensor:
+def memit_edit(W: torch.Tensor, keys: torch.Tensor, targets: torch.Tensor, C: torch.Tensor, *,
+               lam: float) -> torch.Tensor:
     """MEMIT: one batched least-squares update for all edited facts.
 
     ``Delta = R K^T (lam C + K K^T)^{-1}`` with ``K = keys^T`` ``(d_in, n)`` and the residual
@@ -300,7 +302,8 @@ def memit_edit(W, keys, targets, C, *, lam: float) -> torch.Tensor:
     return check_finite_result(W + delta, "the MEMIT update")
 
 
-def alphaedit_edit(W, keys, targets, P, *, alpha: float = 1.0) -> torch.Tensor:
+def alphaedit_edit(W: torch.Tensor, keys: torch.Tensor, targets: torch.Tensor, P: torch.Tensor, *,
+                   alpha: float = 1.0) -> torch.Tensor:
     """AlphaEdit: the MEMIT-style update projected onto the preserved keys' null space.
 
     ``Delta = R K^T P (K K^T P + alpha I)^{-1}`` with ``K = keys^T``, ``R = V - W K`` and ``P`` the

@@ -57,7 +57,7 @@ def _labels(labels, n: int, num_classes: int, name: str) -> torch.Tensor:
     return labels.to(torch.int64)
 
 
-def fact_accuracy(logits, labels) -> float:
+def fact_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> float:
     """Fraction of rows whose label has the strictly largest logit.
 
     Parameters
@@ -123,7 +123,7 @@ def edit_score(efficacy: float, paraphrase: float, specificity: float) -> float:
     return 3.0 / sum(1.0 / v for v in vals)
 
 
-def token_cross_entropy(logits, targets, mask) -> float:
+def token_cross_entropy(logits: torch.Tensor, targets: torch.Tensor, mask: torch.Tensor) -> float:
     """Mean next-token cross-entropy (nats) over the positions selected by ``mask``, in float64.
 
     Parameters
@@ -226,8 +226,9 @@ class EditMetrics:
                 "score": self.score, "r_nf": self.r_nf}
 
 
-def edit_metrics(edited_logits, edited_labels, paraphrase_logits, paraphrase_labels,
-                 preserved_logits, preserved_labels, *, ce_pre: float, ce_post: float) -> EditMetrics:
+def edit_metrics(edited_logits: torch.Tensor, edited_labels: torch.Tensor, paraphrase_logits: torch.Tensor,
+                 paraphrase_labels: torch.Tensor, preserved_logits: torch.Tensor,
+                 preserved_labels: torch.Tensor, *, ce_pre: float, ce_post: float) -> EditMetrics:
     """All of Table 1's quantities from the post-edit logits at the author position.
 
     Parameters

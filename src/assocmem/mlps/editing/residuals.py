@@ -178,7 +178,7 @@ def _indices(facts, F: int, name: str) -> torch.Tensor:
 
 
 @torch.no_grad()
-def prompt_keys(model: EditingLM, corpus: BookCorpus, facts, template: int = 0) -> PromptKeys:
+def prompt_keys(model: EditingLM, corpus: BookCorpus, facts: torch.Tensor, template: int = 0) -> PromptKeys:
     """The keys and expert outputs at the last prompt token of ``facts`` on one template.
 
     Parameters
@@ -277,8 +277,8 @@ def corpus_key_moment(model: EditingLM, corpus: BookCorpus, *, batch: int = 1024
     return check_finite_result((C + C.T) / 2, "the corpus key moment")
 
 
-def learn_residuals(model: EditingLM, corpus: BookCorpus, facts, new_authors, config: ResidualConfig,
-                    template: int = 0) -> EditTargets:
+def learn_residuals(model: EditingLM, corpus: BookCorpus, facts: torch.Tensor, new_authors: torch.Tensor,
+                    config: ResidualConfig, template: int = 0) -> EditTargets:
     """Optimise one output residual per altered fact so that the model predicts its new author.
 
     See the module docstring for the objective; the residuals are independent (one per fact),
@@ -364,7 +364,8 @@ def learn_residuals(model: EditingLM, corpus: BookCorpus, facts, new_authors, co
 
 
 def weight_edit(model: EditingLM, method: str, targets: EditTargets, preserved: PromptKeys, *,
-                lam: float = 150.0, rel_tol: float = 1e-2, alpha: float = 1.0, ridge: float = 0.0) -> EditingLM:
+                lam: float = 150.0, rel_tol: float = 1e-2, alpha: float = 1.0,
+                ridge: float = 0.0) -> EditingLM:
     """Write the learned targets into the expert's output matrix with ROME, MEMIT or AlphaEdit.
 
     Parameters

@@ -150,7 +150,8 @@ def edit_assignment(num_facts: int, fraction: float, seed: int = 0) -> EditAssig
     return EditAssignment(order, authors)
 
 
-def expert_fact_set(embedding: torch.Tensor, corpus: BookCorpus, authors=None) -> FactSet:
+def expert_fact_set(embedding: torch.Tensor, corpus: BookCorpus,
+                    authors: torch.Tensor | None = None) -> FactSet:
     """The fact set a fact expert stores: normalised book embeddings to normalised author embeddings.
 
     Parameters
@@ -198,7 +199,7 @@ def expert_fact_set(embedding: torch.Tensor, corpus: BookCorpus, authors=None) -
 
 
 def build_fact_expert(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int = 10000,
-                      lr: float = 1e-3, device=None) -> FactMLP:
+                      lr: float = 1e-3, device: str | torch.device | None = None) -> FactMLP:
     """A frozen fact expert of hidden width ``m`` for ``facts`` (delegates to ``insertion.build_mlp``).
 
     Parameters
@@ -230,8 +231,8 @@ def build_fact_expert(method: str, facts: FactSet, m: int, seed: int = 0, *, epo
     return build_mlp(method, facts, m, seed, epochs=epochs, lr=lr, device=device)
 
 
-def mlp_swap(model: EditingLM, corpus: BookCorpus, authors, method: str, m: int, seed: int = 0, *,
-             epochs: int = 10000, lr: float = 1e-3, device=None) -> EditingLM:
+def mlp_swap(model: EditingLM, corpus: BookCorpus, authors: torch.Tensor, method: str, m: int, seed: int = 0,
+             *, epochs: int = 10000, lr: float = 1e-3, device: str | torch.device | None = None) -> EditingLM:
     """MLP swapping: the model with a new fact expert built for the post-edit facts ``authors``.
 
     Parameters

@@ -53,6 +53,11 @@ from assocmem.mlps.margins.decoding import accuracy as mlp_accuracy
 from assocmem.mlps.transformer.training import seed_stream
 from assocmem.dtypes import resolve_dtype
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 __all__ = [
     "LMTrainConfig",
     "LMTrainResult",
@@ -174,7 +179,8 @@ class Sequences:
         return self.tokens.shape[0]
 
 
-def training_sequences(corpus: BookCorpus, templates=None, facts=None, authors=None) -> Sequences:
+def training_sequences(corpus: BookCorpus, templates: Sequence[int] | None = None,
+                       facts: torch.Tensor | None = None, authors: torch.Tensor | None = None) -> Sequences:
     """Every ``(template, fact)`` sentence, template-major, padded to one length.
 
     Parameters
@@ -326,8 +332,8 @@ def _largest(params) -> float:
 
 
 @torch.no_grad()
-def author_logits(model: EditingLM, corpus: BookCorpus, template: int, facts=None, authors=None,
-                  *, batch: int = 4096) -> torch.Tensor:
+def author_logits(model: EditingLM, corpus: BookCorpus, template: int, facts: torch.Tensor | None = None,
+                  authors: torch.Tensor | None = None, *, batch: int = 4096) -> torch.Tensor:
     """Logits ``(n, V)`` that predict the author token of each fact on one template (float64, CPU).
 
     Parameters
@@ -362,7 +368,8 @@ def author_logits(model: EditingLM, corpus: BookCorpus, template: int, facts=Non
     return torch.cat(out)
 
 
-def lm_accuracy(model: EditingLM, corpus: BookCorpus, template: int, facts=None, authors=None) -> float:
+def lm_accuracy(model: EditingLM, corpus: BookCorpus, template: int, facts: torch.Tensor | None = None,
+                authors: torch.Tensor | None = None) -> float:
     """Author-token accuracy of the language model on one template: strict argmax over the vocabulary.
 
     ``authors`` (default: the true ones) are the labels; see :func:`author_logits`.
@@ -381,7 +388,8 @@ def lm_accuracy(model: EditingLM, corpus: BookCorpus, template: int, facts=None,
     return fact_accuracy(logits, corpus.author_offset + auth)
 
 
-def expert_accuracy(expert, embedding: torch.Tensor, corpus: BookCorpus, authors=None) -> float:
+def expert_accuracy(expert: torch.nn.Module, embedding: torch.Tensor, corpus: BookCorpus,
+                    authors: torch.Tensor | None = None) -> float:
     """Standalone accuracy of a fact expert: ``argmax_j <f(k_i), v_j> = authors[i]`` strictly, over
     the ``F`` normalised author rows (seed 001, Definition 2.1).
 
@@ -416,7 +424,8 @@ def expert_seed(seed: int) -> int:
 
 def base_model(corpus: BookCorpus, *, d: int, expert: str, m: int, train: LMTrainConfig, seed: int = 0,
                expert_epochs: int = 10000, expert_lr: float = 1e-3, dtype: torch.dtype | None = None,
-               qk_hidden: int | None = None, device=None) -> tuple[EditingLM, LMTrainResult]:
+               qk_hidden: int | None = None,
+               device: str | torch.device | None = None) -> tuple[EditingLM, LMTrainResult]:
     """The trained base model of seed 001's editing experiment: a frozen expert, then the rest trained.
 
     Parameters

@@ -155,7 +155,7 @@ class GatedMLP(nn.Module):
 
 
 def gated_mlp(d: int, m: int, d_out: int | None = None, gate: str = "relu", seed: int = 0,
-              device=None) -> GatedMLP:
+              device: str | torch.device | None = None) -> GatedMLP:
     """A random gated MLP: ``A, G`` iid ``N(0, 1/d)``, ``B`` iid ``N(0, 1/m)``, float64.
 
     The scales only keep activations of order one for unit inputs; Theorem 3.1 holds for any
@@ -273,7 +273,8 @@ class HebbianRewrite:
         return hebbian_readout(gram, self.codes)  # (Q, d_c)
 
 
-def hebbian_rewrite(model, stored: torch.Tensor, *, inverse: str = "solve",
+def hebbian_rewrite(model: Callable[[torch.Tensor], torch.Tensor], stored: torch.Tensor, *,
+                    inverse: str = "solve",
                     features: Callable[[torch.Tensor], torch.Tensor] | None = None) -> HebbianRewrite:
     """Rewrite an MLP ``x -> B phi(x)`` as the whitened kernel Hebbian memory of Theorem B.1.
 
@@ -372,7 +373,8 @@ def rewrite_tolerance(rewrite: HebbianRewrite) -> float:
     return (3 * rewrite.width + rewrite.num_stored) * _EPS * rewrite.cond
 
 
-def rewrite_errors(model, rewrite: HebbianRewrite, queries: torch.Tensor) -> dict[str, float]:
+def rewrite_errors(model: Callable[[torch.Tensor], torch.Tensor], rewrite: HebbianRewrite,
+                   queries: torch.Tensor) -> dict[str, float]:
     """How far the Hebbian rewrite is from the MLP, on the stored inputs and on fresh queries.
 
     Parameters
@@ -410,7 +412,8 @@ def rewrite_errors(model, rewrite: HebbianRewrite, queries: torch.Tensor) -> dic
     return out
 
 
-def random_unit_inputs(n: int, d: int, seed: int = 0, device=None) -> torch.Tensor:
+def random_unit_inputs(n: int, d: int, seed: int = 0,
+                       device: str | torch.device | None = None) -> torch.Tensor:
     """``n`` iid uniform points on the unit sphere of ``R^d``, shape ``(n, d)``, float64."""
     n, d = _positive_int("n", n), _positive_int("d", d)
     dev = resolve_device(device, dtype=_F64)
@@ -432,7 +435,8 @@ def _rewrite_row(model, stored, queries, inverse, **info) -> dict:
     return row
 
 
-def theorem31_study(d: int, m: int, F: int, queries: int, seed: int = 0, device=None) -> pd.DataFrame:
+def theorem31_study(d: int, m: int, F: int, queries: int, seed: int = 0,
+                    device: str | torch.device | None = None) -> pd.DataFrame:
     """Theorem 3.1 on random gated MLPs, and what happens when ``Sigma`` is singular.
 
     Cases (one row each):

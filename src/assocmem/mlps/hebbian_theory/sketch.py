@@ -34,6 +34,11 @@ from assocmem.devices import resolve_device
 from assocmem.mlps._checks import check_finite_result, float_tensor, real_array
 from assocmem.mlps.hebbian_theory._common import _F64, _f64, _generator, _randn
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "pair_with_overlap",
     "overlap_pairs",
@@ -47,7 +52,8 @@ __all__ = [
 ]
 
 
-def pair_with_overlap(d: int, rho: float, seed: int = 0, device=None) -> tuple[torch.Tensor, torch.Tensor]:
+def pair_with_overlap(d: int, rho: float, seed: int = 0,
+                      device: str | torch.device | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Two unit vectors ``x, z`` in ``R^d`` with ``<x, z> = rho`` exactly (up to rounding).
 
     Raises
@@ -66,7 +72,8 @@ def pair_with_overlap(d: int, rho: float, seed: int = 0, device=None) -> tuple[t
     return e1, rho * e1 + math.sqrt(max(0.0, 1.0 - rho * rho)) * e2
 
 
-def overlap_pairs(d: int, rhos: Sequence[float], seed: int = 0, device=None) -> tuple[torch.Tensor, torch.Tensor]:
+def overlap_pairs(d: int, rhos: Sequence[float], seed: int = 0,
+                  device: str | torch.device | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Stacked :func:`pair_with_overlap` pairs: ``x, z`` of shape ``(len(rhos), d)`` with ``<x_i, z_i> = rhos[i]``.
 
     Raises
@@ -226,7 +233,7 @@ class SketchErrors:
 
 
 def sketch_error(x: torch.Tensor, z: torch.Tensor, ms: Sequence[int], draws: int, seed: int = 0,
-                 device=None, max_rows: int = 2**20) -> SketchErrors:
+                 device: str | torch.device | None = None, max_rows: int = 2**20) -> SketchErrors:
     """Measure bias and error of the bilinear sketch ``K_m(x, z)`` against ``K_2 = <x, z>^2``.
 
     For every width ``m`` it draws ``draws`` independent pairs ``(A, G)`` of ``(m, d)`` standard
@@ -311,7 +318,7 @@ class LogLogFit:
     intercept: float
 
 
-def loglog_fit(x, y, se_log_y) -> LogLogFit:
+def loglog_fit(x: ArrayLike, y: ArrayLike, se_log_y: ArrayLike) -> LogLogFit:
     """Ordinary least squares of ``log y`` on ``log x``, and the standard error of the slope.
 
     The points are independent Monte Carlo estimates with standard errors ``se_log_y`` (on the log

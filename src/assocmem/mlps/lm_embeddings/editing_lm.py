@@ -28,6 +28,13 @@ import torch
 
 from assocmem.mlps.lm_embeddings.pairs import EmbeddingPairs
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem.mlps.editing.data import BookCorpus
+    from assocmem.mlps.editing.model import EditingLM
+    from collections.abc import Sequence
+
 __all__ = ["capture_editing_lm", "distinct_prefix_rows"]
 
 
@@ -69,7 +76,8 @@ def distinct_prefix_rows(tokens: torch.Tensor, seen: set | None = None) -> torch
     return torch.tensor(keep, dtype=torch.int64).reshape(-1, 2)
 
 
-def capture_editing_lm(model, corpus, templates=None, *, batch_size: int = 512) -> EmbeddingPairs:
+def capture_editing_lm(model: EditingLM, corpus: BookCorpus, templates: Sequence[int] | None = None, *,
+                       batch_size: int = 512) -> EmbeddingPairs:
     """The feed-forward block's input and output at every distinct token prefix of the corpus.
 
     Parameters

@@ -46,6 +46,12 @@ from assocmem.devices import resolve_device
 from assocmem.mlps.lm_embeddings.pairs import EmbeddingPairs
 from assocmem.dtypes import resolve_dtype
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import PathLike
+    from collections.abc import Iterator, Sequence
+
 __all__ = [
     "load_causal_lm",
     "decoder_layers",
@@ -58,7 +64,8 @@ __all__ = [
 _STORE_DTYPES = (torch.float32, torch.float64)
 
 
-def load_causal_lm(path, *, dtype: torch.dtype | None = None, device=None):
+def load_causal_lm(path: PathLike, *, dtype: torch.dtype | None = None,
+                   device: str | torch.device | None = None) -> torch.nn.Module:
     """A pretrained causal LM from a local folder, in eval mode (nothing is downloaded).
 
     Parameters
@@ -113,7 +120,7 @@ def load_causal_lm(path, *, dtype: torch.dtype | None = None, device=None):
     return model.to(target).eval()
 
 
-def decoder_layers(model) -> torch.nn.ModuleList:
+def decoder_layers(model: torch.nn.Module) -> torch.nn.ModuleList:
     """The decoder blocks of a Qwen3 / Llama-family model, in order.
 
     Parameters
@@ -142,7 +149,7 @@ def decoder_layers(model) -> torch.nn.ModuleList:
                      "this capture supports Qwen3 and Llama-family architectures")
 
 
-def mid_layer(model) -> int:
+def mid_layer(model: torch.nn.Module) -> int:
     """The middle decoder block, ``len(layers) // 2`` (Qwen3-0.6B: 28 blocks -> 14, seed 001 App. A.5.3).
 
     Raises
@@ -180,7 +187,8 @@ def _id_list(text, index: int) -> list[int]:
     return out
 
 
-def token_blocks(token_stream, seq_len: int, batch_size: int, *, separator: int | None = None):
+def token_blocks(token_stream: Iterable[Sequence[int]], seq_len: int, batch_size: int, *,
+                 separator: int | None = None) -> Iterator[torch.Tensor]:
     """Cut tokenised texts into one stream and yield it as ``(batch_size, seq_len)`` blocks.
 
     The usual LM streaming: the texts' ids are concatenated (optionally with ``separator``, e.g.
@@ -271,8 +279,9 @@ def _split_batch(batch, vocab_size: int, index: int):
     return ids, mask
 
 
-def capture_mlp_pairs(model, batches, *, layer: int | None = None, max_pairs: int = 500_000,
-                      device=None, dtype: torch.dtype | None = None) -> EmbeddingPairs:
+def capture_mlp_pairs(model: torch.nn.Module, batches: Iterable[torch.Tensor], *, layer: int | None = None,
+                      max_pairs: int = 500_000, device: str | torch.device | None = None,
+                      dtype: torch.dtype | None = None) -> EmbeddingPairs:
     """Per-token MLP inputs ``x`` and outputs ``y`` at one decoder block, via forward hooks.
 
     For each batch the model runs under ``torch.no_grad()``; a hook on
@@ -405,9 +414,9 @@ def capture_mlp_pairs(model, batches, *, layer: int | None = None, max_pairs: in
     return EmbeddingPairs(torch.cat(xs), torch.cat(ys), source=source)
 
 
-def capture_from_folder(path, token_stream, *, seq_len: int = 512, batch_size: int = 8,
-                        layer: int | None = None, max_pairs: int = 500_000,
-                        model_dtype: torch.dtype | None = None, device=None,
+def capture_from_folder(path: PathLike, token_stream: Iterable[Sequence[int]], *, seq_len: int = 512,
+                        batch_size: int = 8, layer: int | None = None, max_pairs: int = 500_000,
+                        model_dtype: torch.dtype | None = None, device: str | torch.device | None = None,
                         separator: int | None = None) -> EmbeddingPairs:
     """:func:`load_causal_lm` then :func:`capture_mlp_pairs` over :func:`token_blocks` of the texts.
 

@@ -35,6 +35,11 @@ from assocmem.dtypes import check_float_dtype, resolve_dtype
 from assocmem.mlps._checks import float_tensor
 from assocmem.mlps.facts import FactSet
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import PathLike
+
 __all__ = ["EmbeddingPairs", "save_pairs", "load_pairs", "sample_fact_set"]
 
 
@@ -96,7 +101,7 @@ class EmbeddingPairs:
         return int(self.outputs.shape[1])
 
 
-def save_pairs(pairs: EmbeddingPairs, path) -> Path:
+def save_pairs(pairs: EmbeddingPairs, path: PathLike) -> Path:
     """Write ``pairs`` to ``path`` as ``.npz`` (``inputs``, ``outputs``, ``source``), at their dtype.
 
     Returns
@@ -128,7 +133,7 @@ def save_pairs(pairs: EmbeddingPairs, path) -> Path:
     return path
 
 
-def load_pairs(path, max_pairs: int | None = None) -> EmbeddingPairs:
+def load_pairs(path: PathLike, max_pairs: int | None = None) -> EmbeddingPairs:
     """Read pairs written by :func:`save_pairs` (or any ``.npz`` with ``inputs`` and ``outputs``).
 
     Parameters

@@ -15,7 +15,7 @@ __all__ = ["EDITING_PREFIX", "check_pairs_spec", "check_trainings", "check_grid"
 EDITING_PREFIX = "editing_lm:"
 
 
-def check_pairs_spec(spec) -> str:
+def check_pairs_spec(spec: object) -> str:
     """``spec`` checked: ``"editing_lm:<preset>:<expert>"`` or a path (a non-empty string).
 
     Raises
@@ -32,7 +32,7 @@ def check_pairs_spec(spec) -> str:
     return spec
 
 
-def check_trainings(spec: str, trainings) -> None:
+def check_trainings(spec: str, trainings: object) -> None:
     """``trainings`` checked against the source: 1 for a file, at most the preset's trainings.
 
     Raises
@@ -53,7 +53,7 @@ def check_trainings(spec: str, trainings) -> None:
             raise ValueError(f"trainings must be at most the {available} of fact_editing's {preset!r} preset; got {n}")
 
 
-def check_grid(name: str, values) -> None:
+def check_grid(name: str, values: object) -> None:
     """``values`` checked: a non-empty increasing tuple of integers ``>= 2`` without repeats.
 
     Raises

@@ -24,6 +24,11 @@ from assocmem.devices import resolve_device, torch_threads
 from assocmem.mlps.margin_sweeps.registration import MARGIN_SWEEPS, STORED_PRESET
 from assocmem.sweeps.registry import get_sweep
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import PathLike
+
 __all__ = [
     "EXACT_COLUMNS",
     "THRESHOLD_COLUMNS",
@@ -141,7 +146,8 @@ def compare_overlap(live: pd.DataFrame, stored: pd.DataFrame, keys: Sequence[str
 
 
 def live_check(names: Sequence[str] = MARGIN_SWEEPS, preset: str = "quick", device: str | None = None,
-               results_dir=None, num_threads: int | None = 1, seed: int | None = None) -> pd.DataFrame:
+               results_dir: PathLike | None = None, num_threads: int | None = 1,
+               seed: int | None = None) -> pd.DataFrame:
     """Run each sweep's ``preset`` in memory and assert that its rows agree with the stored ones.
 
     The stored preset is the largest one (:data:`STORED_PRESET`); the ``quick`` presets run a

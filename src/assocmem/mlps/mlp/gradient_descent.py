@@ -41,7 +41,7 @@ def train_mlp(
     lr: float = 1e-3,
     loss: str = "ce",
     seed: int = 0,
-    device=None,
+    device: str | torch.device | None = None,
     tol: float = 1e-7,
     *,
     lr_min: float = 1e-6,

@@ -37,6 +37,11 @@ from assocmem.mlps.transformer.model import SSFRTransformer
 from assocmem.mlps.transformer.noise import attention_noise
 from assocmem.mlps.transformer.ssfr import SSFRTask, check_mapping, fact_set, ssfr_eval_batch
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "ssfr_correct",
     "ssfr_accuracy",
@@ -131,7 +136,8 @@ def ssfr_accuracy(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tensor,
 
 
 def fact_adaptive_accuracy(model: SSFRTransformer, mlp_b: torch.nn.Module, mapping_b: torch.Tensor,
-                           contexts_per_key: int = 4, seed: int = 0, *, task: SSFRTask | None = None) -> float:
+                           contexts_per_key: int = 4, seed: int = 0, *,
+                           task: SSFRTask | None = None) -> float:
     """Accuracy on fact set ``B`` after swapping ``mlp_b`` into ``model``, with no further training.
 
     The attention of ``model`` (trained with ``MLP_A`` on fact set ``A``) is shared, not copied:
@@ -201,8 +207,8 @@ def per_key_accuracy(correct: torch.Tensor) -> np.ndarray:
     return correct.double().mean(dim=1).cpu().numpy()
 
 
-def per_key_diagnostic(model: SSFRTransformer, mapping: torch.Tensor, contexts_per_key: int = 4, seed: int = 0,
-                       *, facts: FactSet | None = None) -> pd.DataFrame:
+def per_key_diagnostic(model: SSFRTransformer, mapping: torch.Tensor, contexts_per_key: int = 4,
+                       seed: int = 0, *, facts: FactSet | None = None) -> pd.DataFrame:
     """Per key: the standalone MLP's margin on the exact key beside the Transformer's accuracy.
 
     Parameters
@@ -263,7 +269,7 @@ def per_key_diagnostic(model: SSFRTransformer, mapping: torch.Tensor, contexts_p
     })
 
 
-def usable_key_fraction(margins, threshold: float = 0.0) -> float:
+def usable_key_fraction(margins: ArrayLike, threshold: float = 0.0) -> float:
     """Fraction of keys whose margin exceeds ``threshold`` (strictly): the "usable keys" of Fig. 7.
 
     Parameters

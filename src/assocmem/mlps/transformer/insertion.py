@@ -38,7 +38,7 @@ __all__ = ["METHODS", "build_mlp", "check_mlp_width"]
 METHODS = ("gd_ce", "gd_mse", "ntk", "unwhitened", "whitened", "data_dependent")
 
 
-def check_mlp_width(mlp, d: int) -> None:
+def check_mlp_width(mlp: torch.nn.Module, d: int) -> None:
     """Raise :class:`ValueError` unless ``mlp`` maps a ``(2, d)`` batch to ``(2, d)``.
 
     The probe is in the MLP's own dtype (float64 for an MLP without floating-point weights), on
@@ -89,7 +89,7 @@ def _check_converged(mlp, facts: FactSet, loss: str, lr: float) -> None:
 
 
 def build_mlp(method: str, facts: FactSet, m: int, seed: int = 0, *, epochs: int = 10000, lr: float = 1e-3,
-              device=None, dtype: torch.dtype | None = None) -> FactMLP:
+              device: str | torch.device | None = None, dtype: torch.dtype | None = None) -> FactMLP:
     """A frozen fact-storing MLP of hidden width ``m`` for ``facts``, ready to insert.
 
     Parameters

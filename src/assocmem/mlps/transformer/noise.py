@@ -48,7 +48,8 @@ __all__ = [
 ]
 
 
-def attention_noise(model: SSFRTransformer, task: SSFRTask, contexts_per_key: int = 4, seed: int = 0) -> torch.Tensor:
+def attention_noise(model: SSFRTransformer, task: SSFRTask, contexts_per_key: int = 4,
+                    seed: int = 0) -> torch.Tensor:
     """``||u - k_i||_2`` for every key ``i`` and ``contexts_per_key`` sampled junk contexts.
 
     ``u`` is the unit-normalised attention output at the query position (the MLP's input) and
@@ -207,7 +208,7 @@ def noisy_margin_threshold(margin: float, lipschitz: float, num_facts: int, d: i
     return margin / (L * (2 * (1 + mu) + 2 * math.sqrt(2) * math.sqrt(F * log_term / d)))
 
 
-def local_lipschitz(mlp, points: torch.Tensor) -> torch.Tensor:
+def local_lipschitz(mlp: torch.nn.Module, points: torch.Tensor) -> torch.Tensor:
     """Spectral norm of the MLP's Jacobian at each point: a local Lipschitz constant.
 
     For the bilinear MLP ``B((A x) * (G x))`` the Jacobian is ``B (diag(G x) A + diag(A x) G)``,

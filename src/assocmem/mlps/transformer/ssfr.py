@@ -61,7 +61,7 @@ __all__ = [
 MAX_SEED = 2**63
 
 
-def check_seed(seed, name: str = "seed") -> int:
+def check_seed(seed: object, name: str = "seed") -> int:
     """``seed`` as an int in ``[0, 2^63)``: a Python or numpy integer, not a bool and not a float.
 
     One rule for every seed of :mod:`assocmem.mlps.transformer` (embeddings, maps, junk,
@@ -166,7 +166,7 @@ class SSFRBatch(NamedTuple):
     keys: torch.Tensor
     targets: torch.Tensor
 
-    def to(self, device) -> "SSFRBatch":
+    def to(self, device: str | torch.device) -> "SSFRBatch":
         """The batch on another device (``"auto"`` allowed)."""
         dev = resolve_device(device)
         return SSFRBatch(self.tokens.to(dev), self.keys.to(dev), self.targets.to(dev))
@@ -249,7 +249,7 @@ def identity_map(task: SSFRTask) -> torch.Tensor:
     return torch.arange(_task(task).num_facts, dtype=torch.int64)
 
 
-def check_mapping(mapping, task: SSFRTask) -> torch.Tensor:
+def check_mapping(mapping: object, task: SSFRTask) -> torch.Tensor:
     """``mapping`` checked to be a permutation of ``[F]`` (a bijection, Def. 3.2).
 
     Returns
@@ -275,7 +275,7 @@ def check_mapping(mapping, task: SSFRTask) -> torch.Tensor:
     return f
 
 
-def check_embedding(embedding, task: SSFRTask, d: int | None = None) -> torch.Tensor:
+def check_embedding(embedding: object, task: SSFRTask, d: int | None = None) -> torch.Tensor:
     """``embedding`` checked to be a finite ``(vocab_size, d)`` floating table (float32 / float64).
 
     Raises
@@ -348,7 +348,7 @@ def _draw(task: SSFRTask, keys: torch.Tensor, gen: torch.Generator) -> torch.Ten
 
 
 def ssfr_batch(task: SSFRTask, mapping: torch.Tensor, batch_size: int, generator: torch.Generator,
-               device=None) -> SSFRBatch:
+               device: str | torch.device | None = None) -> SSFRBatch:
     """A training batch: keys uniform on ``[F]``, junk i.i.d. uniform on the junk vocabulary.
 
     Draw order from ``generator`` (a CPU ``torch.Generator``): the ``B`` keys, then the ``B x 2J``
@@ -397,7 +397,7 @@ def _sample(task: SSFRTask, f: torch.Tensor, B: int, generator: torch.Generator)
 
 
 def ssfr_eval_batch(task: SSFRTask, mapping: torch.Tensor, contexts_per_key: int, seed: int = 0,
-                    device=None) -> SSFRBatch:
+                    device: str | torch.device | None = None) -> SSFRBatch:
     """Every key, each in ``contexts_per_key`` sampled junk contexts (key-major order).
 
     Row ``i * C + c`` holds key ``i`` in its ``c``-th context, so per-key results reshape to

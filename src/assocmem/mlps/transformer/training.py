@@ -149,7 +149,8 @@ def seed_stream(seed: int, stream: int) -> int:
     return int(np.random.SeedSequence([seed, int(stream)]).generate_state(1, dtype=np.uint64)[0] >> 1)
 
 
-def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tensor, config: TrainConfig) -> TrainResult:
+def train_attention(model: SSFRTransformer, task: SSFRTask, mapping: torch.Tensor,
+                    config: TrainConfig) -> TrainResult:
     """Train the attention of ``model`` on SSFR with ``mapping``; the MLP and embeddings stay frozen.
 
     Each step draws a batch (as :func:`~assocmem.mlps.transformer.ssfr.ssfr_batch`), computes the
@@ -249,7 +250,8 @@ def _new_model(task, embedding, mlp, model_config, train_config) -> SSFRTransfor
 
 
 def pretrained_attention(task: SSFRTask, embedding: torch.Tensor, model_config: TransformerConfig,
-                         train_config: TrainConfig, *, return_result: bool = False):
+                         train_config: TrainConfig, *,
+                         return_result: bool = False) -> SSFRTransformer | tuple[SSFRTransformer, TrainResult]:
     """Attention trained alone on the dummy SSFR task (identity map, :class:`IdentityMLP`).
 
     The "pretrained attention" protocol of App. A.1.2, first half: afterwards swap in a fact-storing
@@ -281,7 +283,8 @@ def pretrained_attention(task: SSFRTask, embedding: torch.Tensor, model_config: 
 
 
 def inserted_mlp(task: SSFRTask, embedding: torch.Tensor, mlp: nn.Module, mapping: torch.Tensor,
-                 model_config: TransformerConfig, train_config: TrainConfig, *, return_result: bool = False):
+                 model_config: TransformerConfig, train_config: TrainConfig, *,
+                 return_result: bool = False) -> SSFRTransformer | tuple[SSFRTransformer, TrainResult]:
     """A Transformer with ``mlp`` inserted frozen and its attention trained around it on ``mapping``.
 
     The "inserted MLP" protocol of App. A.1.2 (used by the capacity sweeps, App. A.4.3).

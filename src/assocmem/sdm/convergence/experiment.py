@@ -44,17 +44,27 @@ from assocmem.sdm.convergence.read_rules import ReadRule
 from assocmem.sdm.convergence.retrieval import converge, cosine_to_target
 from assocmem.dtypes import resolve_dtype
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from collections.abc import Iterable
+
 __all__ = [
     "convergence_experiment",
 ]
 
 
-def convergence_experiment(n=64, m=1024, radii=None, algorithms=ALGORITHMS, levels=None,
-                           num_queries=None, seed=0, device=None, *, num_datasets: int = 1,
-                           num_repeats: int = 1, r=None, beta_convention: str = "authors",
-                           max_steps: int = 100, tol: float = 0.05, dtype=None,
-                           ensure_closest=None, data=None, rule_options=None, setting=None,
-                           num_threads=None, show_progress: bool = True) -> pd.DataFrame:
+def convergence_experiment(n: int = 64, m: int = 1024, radii: Iterable[int] | None = None,
+                           algorithms: str | Iterable[str] = ALGORITHMS, levels: Iterable[int] | None = None,
+                           num_queries: int | None = None, seed: int = 0,
+                           device: str | torch.device | None = None, *, num_datasets: int = 1,
+                           num_repeats: int = 1, r: int | float | None = None,
+                           beta_convention: str = "authors", max_steps: int = 100, tol: float = 0.05,
+                           dtype: torch.dtype | None = None, ensure_closest: bool | None = None,
+                           data: ArrayLike | None = None, rule_options: dict | None = None,
+                           setting: str | None = None, num_threads: int | None = None,
+                           show_progress: bool = True) -> pd.DataFrame:
     """Run the App. B.7 convergence experiment; one row per convergence.
 
     For each pattern set (``num_datasets``), level and repeat, ``num_queries`` stored patterns

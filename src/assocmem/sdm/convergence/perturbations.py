@@ -23,6 +23,11 @@ from assocmem.sdm._common import _generator, _unit_norm
 from assocmem.sdm.convergence._common import _as_tensor, _seed_int
 from assocmem.sdm.read.patterns import flip_bits, rotate_to_cosine
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "perturbation_levels",
     "perturb_binary",
@@ -32,7 +37,7 @@ __all__ = [
 ]
 
 
-def perturbation_levels(max_level, num: int = 7) -> list[int]:
+def perturbation_levels(max_level: int, num: int = 7) -> list[int]:
     """Perturbation levels as the authors chose them: ``unique(int(linspace(0, max, num)))``.
 
     ``int`` truncates toward zero, so ``max = 375`` gives ``[0, 62, 125, 187, 250, 312, 375]``
@@ -68,7 +73,7 @@ def perturbation_levels(max_level, num: int = 7) -> list[int]:
     return [int(v) for v in np.unique(np.linspace(0, max_level, num).astype(int))]
 
 
-def perturb_binary(targets, k, seed=0) -> torch.Tensor:
+def perturb_binary(targets: ArrayLike, k: int, seed: int | torch.Generator = 0) -> torch.Tensor:
     """Flip exactly ``k`` distinct, uniformly chosen bits of every target.
 
     Parameters
@@ -98,7 +103,7 @@ def perturb_binary(targets, k, seed=0) -> torch.Tensor:
     return flip_bits(targets, k, seed=seed)
 
 
-def perturb_continuous(targets, k, seed=0) -> torch.Tensor:
+def perturb_continuous(targets: ArrayLike, k: int | float, seed: int | torch.Generator = 0) -> torch.Tensor:
     """Move each target to cosine ``1 - 2k/n`` along a uniformly random orthogonal direction.
 
     ``y = c u + sqrt(1 - c^2) w`` with ``u`` the normalised target, ``w`` a uniform unit vector
@@ -143,7 +148,8 @@ def perturb_continuous(targets, k, seed=0) -> torch.Tensor:
     return rotate_to_cosine(t.to(torch.float64), 1.0 - 2.0 * kf / n, seed=seed)
 
 
-def random_patterns(m, n, seed=0, device=None) -> tuple[torch.Tensor, torch.Tensor]:
+def random_patterns(m: int, n: int, seed: int | torch.Generator = 0,
+                    device: str | torch.device | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """The authors' random patterns: ``uniform(-1, 1)^n``, binarised by sign and L2-normalised.
 
     Parameters
@@ -184,8 +190,9 @@ def random_patterns(m, n, seed=0, device=None) -> tuple[torch.Tensor, torch.Tens
     return (x > 0).to(torch.uint8).to(dev), (x / torch.linalg.vector_norm(x, dim=-1, keepdim=True)).to(dev)
 
 
-def make_queries(patterns_binary, patterns_continuous, targets, k, seed=0, *,
-                 ensure_closest: bool = True, max_attempts: int = 10):
+def make_queries(patterns_binary: torch.Tensor | None, patterns_continuous: torch.Tensor | None,
+                 targets: ArrayLike, k: int, seed: int = 0, *, ensure_closest: bool = True,
+                 max_attempts: int = 10) -> tuple[torch.Tensor | None, torch.Tensor | None]:
     """Perturbed queries for a set of targets, redrawn until each target is still the closest.
 
     Parameters

@@ -30,6 +30,11 @@ from assocmem.sdm.convergence.algorithms import (
 from assocmem.sdm.convergence.experiment import convergence_experiment
 from assocmem.sdm.convergence.perturbations import perturbation_levels
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 __all__ = [
     "ConvergenceSetting",
     "ConvergencePreset",
@@ -171,8 +176,9 @@ def get_preset(name: str) -> ConvergencePreset:
     return lookup(PRESETS, name)
 
 
-def run_preset(name: str, seed=0, device=None, algorithms=None, dtype=None, num_threads=1,
-               show_progress: bool = True) -> pd.DataFrame:
+def run_preset(name: str, seed: int = 0, device: str | torch.device | None = None,
+               algorithms: str | Iterable[str] | None = None, dtype: torch.dtype | None = None,
+               num_threads: int | None = 1, show_progress: bool = True) -> pd.DataFrame:
     """Run a preset: :func:`convergence_experiment` for each of its settings, concatenated.
 
     Parameters

@@ -37,6 +37,7 @@ import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -55,12 +56,10 @@ from assocmem.sdm.geometry.intersection import circle_intersection_table
 from assocmem.sdm.geometry.spherical_caps import log_cap_intersection
 from assocmem.sdm.read.neuron_view import NeuronSDM
 
-__all__ = [
-    "ReadRule",
-    "PreparedPatterns",
-    "make_read_rule",
-    "cont_sdm_read_reference",
-]
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
+__all__ = ["ReadRule", "PreparedPatterns", "make_read_rule", "cont_sdm_read_reference"]
 
 #: Most neurons ``Binary_Neuron_SDM`` may hold (their addresses take ``r n`` bytes).
 _MAX_EXPLICIT_NEURONS = 2**26
@@ -261,9 +260,10 @@ class ReadRule:
     the authors' ``Implementations_Associative_Memory.py`` (``update_using_cache``).
     """
 
-    def __init__(self, name, n, d, *, r=None, beta=None, beta_convention: str = "authors",
-                 seed=0, device=None, dtype=None, cap_table_size: int = 8193,
-                 chunk_size: int = 256, authors_cap_counts: bool = False):
+    def __init__(self, name: str, n: int, d: int, *, r: float | None = None, beta: float | None = None,
+                 beta_convention: str = "authors", seed: int = 0, device: str | torch.device | None = None,
+                 dtype: torch.dtype | None = None, cap_table_size: int = 8193, chunk_size: int = 256,
+                 authors_cap_counts: bool = False) -> None:
         dtype = resolve_dtype(dtype)
         self.spec = algorithm_spec(name)
         self.name = self.spec.name
@@ -356,7 +356,7 @@ class ReadRule:
         self._log_floor = tiny * 2.0**24
         self._log_edge_cut = math.log(self._log_floor) + 1.0
 
-    def manual_seed(self, seed) -> "ReadRule":
+    def manual_seed(self, seed: int) -> "ReadRule":
         """Reseed the stochastic rounding (neuron-limited rules); returns ``self``.
 
         Raises
@@ -416,7 +416,7 @@ class ReadRule:
             raise ValueError(f"{name} has a zero vector, which cannot be L2-normalised")
         return x / norm
 
-    def prepare_queries(self, queries) -> torch.Tensor:
+    def prepare_queries(self, queries: ArrayLike) -> torch.Tensor:
         """Validate queries and put them in the rule's form.
 
         Parameters
@@ -438,7 +438,7 @@ class ReadRule:
         """
         return self._rows(queries, "queries", 0)
 
-    def prepare(self, patterns) -> PreparedPatterns:
+    def prepare(self, patterns: ArrayLike | PreparedPatterns) -> PreparedPatterns:
         """Validate the stored patterns once, for many reads (:meth:`step`, :func:`converge`).
 
         Parameters
@@ -668,7 +668,8 @@ class ReadRule:
                 self._generator.set_state(state)
             raise
 
-    def read(self, queries, patterns, return_empty: bool = False):
+    def read(self, queries: ArrayLike, patterns: ArrayLike | PreparedPatterns,
+             return_empty: bool = False) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
         """One read of every query (validated inputs).
 
         Parameters
@@ -716,7 +717,7 @@ class ReadRule:
 
     __call__ = read
 
-    def weights(self, queries, patterns) -> torch.Tensor:
+    def weights(self, queries: ArrayLike, patterns: ArrayLike | PreparedPatterns) -> torch.Tensor:
         """Normalised read weights ``w_mu / sum_nu w_nu`` of every query.
 
         Parameters
@@ -739,7 +740,7 @@ class ReadRule:
         w, den = self._weights(queries, patterns)
         return w / den
 
-    def raw_weights(self, queries, patterns) -> torch.Tensor:
+    def raw_weights(self, queries: ArrayLike, patterns: ArrayLike | PreparedPatterns) -> torch.Tensor:
         """Un-normalised read weights of every query.
 
         Parameters
@@ -801,7 +802,7 @@ class ReadRule:
         raise ValueError(f"{self.name} weights are not a function of a Hamming distance")
 
 
-def make_read_rule(name, n, d, **kwargs) -> ReadRule:
+def make_read_rule(name: str, n: int, d: int, **kwargs: Any) -> ReadRule:
     """Build the read rule ``name`` for dimension ``n`` and radius ``d``.
 
     Parameters
@@ -846,7 +847,7 @@ def make_read_rule(name, n, d, **kwargs) -> ReadRule:
     return ReadRule(name, n, d, **kwargs)
 
 
-def cont_sdm_read_reference(queries, patterns, n: int, d: int) -> torch.Tensor:
+def cont_sdm_read_reference(queries: torch.Tensor, patterns: torch.Tensor, n: int, d: int) -> torch.Tensor:
     """Plain reference for one ``Cont_SDM`` read: exact cap-intersection weights, float64, no tables.
 
     ``xi_new = normalise(sum_mu Ic(rho_mu) p_mu)`` with ``rho_mu`` the cosine between the unit

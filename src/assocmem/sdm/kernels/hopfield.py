@@ -32,6 +32,12 @@ from assocmem.sdm.read.neuron_view import NeuronSDM
 from assocmem.sdm.read.pattern_view import sdm_read, sdm_weights
 from assocmem.sdm.read.patterns import flip_bits, random_binary_patterns
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from collections.abc import Iterable, Mapping
+
 __all__ = [
     "sign_keep",
     "hopfield_field",
@@ -46,7 +52,7 @@ __all__ = [
 ]
 
 
-def sign_keep(field, current) -> torch.Tensor:
+def sign_keep(field: torch.Tensor, current: torch.Tensor) -> torch.Tensor:
     """``sign(field)``, keeping the current bipolar value where the field is exactly 0.
 
     Parameters
@@ -90,7 +96,7 @@ def _bipolar_rows(x, name: str) -> torch.Tensor:
     return x
 
 
-def hopfield_field(patterns, xi) -> torch.Tensor:
+def hopfield_field(patterns: ArrayLike, xi: ArrayLike) -> torch.Tensor:
     """The Hopfield local field ``P P^T xi`` (the paper's ``P_a P_a^T xi``), bipolar patterns as rows.
 
     This is the read of Part I's outer-product memory ``S = sum_mu s_mu s_mu^T`` (keys = values =
@@ -123,7 +129,8 @@ def hopfield_field(patterns, xi) -> torch.Tensor:
     return (x @ P.T) @ P  # (..., m) @ (m, n) -> (..., n)
 
 
-def hopfield_update(patterns, xi, steps: int = 1, zero_diagonal: bool = False) -> torch.Tensor:
+def hopfield_update(patterns: ArrayLike, xi: ArrayLike, steps: int = 1,
+                    zero_diagonal: bool = False) -> torch.Tensor:
     """Synchronous Hopfield updates ``xi <- sign(P P^T xi)``, bipolar.
 
     Parameters
@@ -169,7 +176,7 @@ def hopfield_update(patterns, xi, steps: int = 1, zero_diagonal: bool = False) -
     return x
 
 
-def app_b6_field(patterns, query) -> torch.Tensor:
+def app_b6_field(patterns: ArrayLike, query: ArrayLike) -> torch.Tensor:
     """App. B.6's chain of changes applied to a neuron-view SDM, literally.
 
     1. Neurons = patterns and write radius 0: an SDM with its neurons at the pattern addresses
@@ -211,7 +218,7 @@ def app_b6_field(patterns, query) -> torch.Tensor:
     return weights @ mem.storage  # (..., n)
 
 
-def hopfield_field_as_sdm(patterns, query) -> torch.Tensor:
+def hopfield_field_as_sdm(patterns: ArrayLike, query: ArrayLike) -> torch.Tensor:
     """``P P^T xi`` written as a pattern-view SDM read with nonnegative weights.
 
     Store every pattern *and its complement*, weight a stored pattern at Hamming distance ``dv``
@@ -250,7 +257,8 @@ def hopfield_field_as_sdm(patterns, query) -> torch.Tensor:
     return w @ bipolar(mirrored, normalize=False)
 
 
-def keeler_sdm_read(patterns, query, d_read, threshold: bool = True, empty: str = "nan") -> torch.Tensor:
+def keeler_sdm_read(patterns: ArrayLike, query: ArrayLike, d_read: int, threshold: bool = True,
+                    empty: str = "nan") -> torch.Tensor:
     """The SDM that App. B.6's *parameter* changes reach: neurons at the patterns, write radius 0.
 
     Only the first step of App. B.6 is a parameter setting. With neurons at the pattern addresses
@@ -292,7 +300,8 @@ def keeler_sdm_read(patterns, query, d_read, threshold: bool = True, empty: str 
                                    threshold=threshold, empty=empty)
 
 
-def iterate_reads(read: Callable[[torch.Tensor], torch.Tensor], x0, max_steps: int = 100):
+def iterate_reads(read: Callable[[torch.Tensor], torch.Tensor], x0: torch.Tensor,
+                  max_steps: int = 100) -> tuple[torch.Tensor, int]:
     """Iterate a read until no state changes (or ``max_steps``).
 
     Parameters
@@ -330,7 +339,8 @@ def iterate_reads(read: Callable[[torch.Tensor], torch.Tensor], x0, max_steps: i
     return x, steps
 
 
-def compare_retrieval(n, m, flips, d, d_read, queries, max_steps: int = 100, seed=0) -> pd.DataFrame:
+def compare_retrieval(n: int, m: int, flips: Iterable[int], d: int, d_read: int, queries: int,
+                      max_steps: int = 100, seed: int = 0) -> pd.DataFrame:
     """Hopfield and SDM side by side: same patterns, same perturbed queries, iterated to a fixed point.
 
     For each number of flipped bits ``k``, ``queries`` stored patterns (cycled) are perturbed by
@@ -421,7 +431,8 @@ def compare_retrieval(n, m, flips, d, d_read, queries, max_steps: int = 100, see
     return pd.DataFrame(rows)
 
 
-def one_step_agreement(patterns, queries) -> pd.DataFrame:
+def one_step_agreement(patterns: torch.Tensor,
+                       queries: torch.Tensor | Mapping[str, torch.Tensor]) -> pd.DataFrame:
     """How often one SDM read equals one Hopfield update, for every radius of two SDM families.
 
     Families: the same-radius SDM with a neuron at every address (Eq. 1, ``d = 0..n``) and the
@@ -483,7 +494,7 @@ def one_step_agreement(patterns, queries) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def unanimity_violations(outputs, patterns) -> torch.Tensor:
+def unanimity_violations(outputs: torch.Tensor, patterns: torch.Tensor) -> torch.Tensor:
     """Bits where every stored pattern agrees but the output does not.
 
     Any SDM read (Eq. 1 with nonnegative weights, any neurons, any radii, thresholded at 1/2)

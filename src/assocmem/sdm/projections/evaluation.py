@@ -36,13 +36,20 @@ from assocmem.sdm.projections.protocol import (
 )
 from assocmem.sdm.projections.training import LearntProjection
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "evaluate_projection",
     "nearest_stored",
 ]
 
 
-def nearest_stored(memory_images, target_images, device=None, chunk_size: int = 1024):
+def nearest_stored(memory_images: ArrayLike, target_images: ArrayLike,
+                   device: str | torch.device | None = None,
+                   chunk_size: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The stored image nearest (by cosine, in pixel space) to each target.
 
     Parameters
@@ -116,11 +123,13 @@ _FRAME_COLUMNS = ["protocol", "projection", "rule", "d", "beta", "level", "query
                   "stopped", "empty"]
 
 
-def evaluate_projection(projection, memory_images, query_images, target_images=None, *,
+def evaluate_projection(projection: LearntProjection | ArrayLike, memory_images: ArrayLike,
+                        query_images: ArrayLike, target_images: ArrayLike | None = None, *,
                         rules: Sequence[str] = (TRAIN_RULE,), d: int | None = None,
-                        levels: Sequence[float] = AUTHORS_TEST_LEVELS,
-                        base_dim: int = AUTHORS_BASE_DIM, max_steps: int = 10, tol: float = 0.05,
-                        beta=None, r=None, seed=0, device=None, dtype=None, protocol: str = "",
+                        levels: Sequence[float] = AUTHORS_TEST_LEVELS, base_dim: int = AUTHORS_BASE_DIM,
+                        max_steps: int = 10, tol: float = 0.05, beta: float | None = None,
+                        r: float | None = None, seed: int = 0, device: str | torch.device | None = None,
+                        dtype: torch.dtype | None = None, protocol: str = "",
                         projection_name: str | None = None, chunk_size: int = 512) -> pd.DataFrame:
     """Perturb queries, iterate reads in the projected space, score against the targets.
 

@@ -38,6 +38,11 @@ from assocmem.sdm.projections.training import train_projection
 from assocmem.dtypes import resolve_dtype
 from assocmem.devices import resolve_device
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "ProjectionExperiment",
     "projection_experiment",
@@ -109,16 +114,16 @@ def _as_names(value, allowed: Sequence[str], what: str) -> list[str]:
     return names
 
 
-def projection_experiment(train_images, test_images, protocol=("authors", "stored", "stored_all",
-                                                               "stored_train"), *,
-                          d: int | Sequence[int] = 11, rules: Sequence[str] = (TRAIN_RULE,),
-                          levels: Sequence[float] = AUTHORS_TEST_LEVELS,
-                          baselines: Sequence[str] = BASELINES, n_out: int = 64, epochs: int = 10,
-                          batch_size: int = 128, lr: float = 0.005,
+def projection_experiment(train_images: ArrayLike, test_images: ArrayLike,
+                          protocol: str | Sequence[str] = ("authors", "stored", "stored_all", "stored_train"),
+                          *, d: int | Sequence[int] = 11, rules: Sequence[str] = (TRAIN_RULE,),
+                          levels: Sequence[float] = AUTHORS_TEST_LEVELS, baselines: Sequence[str] = BASELINES,
+                          n_out: int = 64, epochs: int = 10, batch_size: int = 128, lr: float = 0.005,
                           train_levels: tuple[float, float] = AUTHORS_TRAIN_LEVELS,
                           base_dim: int = AUTHORS_BASE_DIM, repeats: int = 1,
-                          num_train_queries: int | None = None, max_steps: int = 10,
-                          tol: float = 0.05, r=None, seed=0, device=None, dtype=None,
+                          num_train_queries: int | None = None, max_steps: int = 10, tol: float = 0.05,
+                          r: float | None = None, seed: int = 0, device: str | torch.device | None = None,
+                          dtype: torch.dtype | None = None,
                           projections: dict | None = None) -> ProjectionExperiment:
     """Train the projection on the training images and evaluate it under several protocols.
 

@@ -72,7 +72,7 @@ PROJECTION_PRESETS: dict[str, ProjectionPreset] = {
 }
 
 
-def digits_images(seed=0) -> tuple[np.ndarray, np.ndarray]:
+def digits_images(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The digits as the presets use them: centred with the training mean, divided by 16.
 
     Returns
@@ -92,7 +92,8 @@ def digits_images(seed=0) -> tuple[np.ndarray, np.ndarray]:
     return split.train / 16.0, split.test / 16.0
 
 
-def run_projection_preset(name: str, seed=0, device=None, num_threads=1) -> ProjectionExperiment:
+def run_projection_preset(name: str, seed: int = 0, device: str | torch.device | None = None,
+                          num_threads: int | None = 1) -> ProjectionExperiment:
     """Run a preset of :data:`PROJECTION_PRESETS` on the digits.
 
     Parameters

@@ -32,6 +32,11 @@ from assocmem.sdm.projections.protocol import (
 )
 from assocmem.dtypes import resolve_dtype
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "ProjectionConfig",
     "LearntProjection",
@@ -100,7 +105,7 @@ class LearntProjection:
         """Pixels of an input image."""
         return int(self.weight.shape[1])
 
-    def project(self, images) -> torch.Tensor:
+    def project(self, images: ArrayLike) -> torch.Tensor:
         """``W x / |W x|`` for each row of ``images`` ``(N, n_base)``; returns ``(N, n_out)``.
 
         Raises
@@ -131,11 +136,12 @@ def _softmax_read(w: torch.Tensor, values: torch.Tensor, queries: torch.Tensor, 
     return a @ values
 
 
-def train_projection(train_images, n_out: int = 64, *, d: int = 11, beta=None, epochs: int = 10,
-                     batch_size: int = 128, lr: float = 0.005,
+def train_projection(train_images: ArrayLike, n_out: int = 64, *, d: int = 11, beta: float | None = None,
+                     epochs: int = 10, batch_size: int = 128, lr: float = 0.005,
                      train_levels: tuple[float, float] = AUTHORS_TRAIN_LEVELS,
-                     base_dim: int = AUTHORS_BASE_DIM, seed=0, device=None,
-                     dtype=None) -> LearntProjection:
+                     base_dim: int = AUTHORS_BASE_DIM, seed: int = 0,
+                     device: str | torch.device | None = None,
+                     dtype: torch.dtype | None = None) -> LearntProjection:
     """Learn the key/query projection ``W`` of App. B.7 by gradient descent through a read.
 
     Every step takes a shuffled batch of training images, perturbs each to a cosine drawn

@@ -23,6 +23,12 @@ from assocmem.sdm.read._checks import _check_memory, _check_radius, _real
 from assocmem.sdm.read.pattern_view import _check_empty_policy
 from assocmem.sdm.read.patterns import flip_bits
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+    from collections.abc import Iterable
+
 __all__ = [
     "NeuronSDM",
 ]
@@ -89,7 +95,8 @@ class NeuronSDM(nn.Module):
     >>> out = mem.write(P, P).read(P, threshold=True)  # (10, 16)
     """
 
-    def __init__(self, n, r, d, seed=0, device=None, chunk_size: int = 16384):
+    def __init__(self, n: int, r: int, d: int, seed: int = 0, device: str | torch.device | None = None,
+                 chunk_size: int = 16384) -> None:
         """An empty SDM of ``r`` neurons at i.i.d. uniform addresses in ``{0, 1}^n``, radius ``d``.
 
         ``n`` address bits (``>= 1``), ``r`` neurons (``>= 1``), read and write radius ``d`` in
@@ -120,7 +127,8 @@ class NeuronSDM(nn.Module):
         self.register_buffer("counts", torch.zeros(self.r, dtype=torch.float64, device=device))
 
     @classmethod
-    def from_addresses(cls, addresses, d, device=None, chunk_size: int = 16384) -> "NeuronSDM":
+    def from_addresses(cls, addresses: ArrayLike, d: int, device: str | torch.device | None = None,
+                       chunk_size: int = 16384) -> "NeuronSDM":
         """An SDM whose neurons sit at the given addresses.
 
         Parameters
@@ -152,7 +160,8 @@ class NeuronSDM(nn.Module):
         return obj
 
     @classmethod
-    def exhaustive(cls, n, d, device=None, chunk_size: int = 16384) -> "NeuronSDM":
+    def exhaustive(cls, n: int, d: int, device: str | torch.device | None = None,
+                   chunk_size: int = 16384) -> "NeuronSDM":
         """An SDM with a neuron at every one of the ``2^n`` addresses (``n <= 20``).
 
         Its shared-neuron counts are the circle intersection ``I(dv, d, n)`` exactly, and its
@@ -191,7 +200,7 @@ class NeuronSDM(nn.Module):
         return cls.from_addresses(bits, d, device=device, chunk_size=chunk_size)
 
     @classmethod
-    def empty(cls, n, r, d, *, device: str | torch.device | None = None,
+    def empty(cls, n: int, r: int, d: int, *, device: str | torch.device | None = None,
               chunk_size: int = 16384) -> "NeuronSDM":
         """An SDM of ``r`` neurons all at the zero address, to load a ``state_dict`` into.
 
@@ -286,7 +295,7 @@ class NeuronSDM(nn.Module):
                              f"{tuple(x.shape)}")
         return x
 
-    def activation(self, x) -> torch.Tensor:
+    def activation(self, x: ArrayLike) -> torch.Tensor:
         """Which neurons an address activates, ``phi_tau(x) = 1[d(x, x_tau) <= d]``.
 
         Parameters
@@ -307,7 +316,7 @@ class NeuronSDM(nn.Module):
         signs = self._signs(x)
         return torch.cat([self._active(signs, sl) for sl in self._chunks()], dim=-1)
 
-    def write(self, addresses, pointers) -> "NeuronSDM":
+    def write(self, addresses: ArrayLike, pointers: ArrayLike) -> "NeuronSDM":
         """Add each pointer to every neuron within ``d`` of its address.
 
         ``S += Phi(P_a)^T P_p`` and ``c += Phi(P_a)^T 1``. Writes accumulate.
@@ -363,7 +372,7 @@ class NeuronSDM(nn.Module):
         self.counts.add_(add_counts)
         return self
 
-    def read(self, query, threshold: bool = False, empty: str = "nan") -> torch.Tensor:
+    def read(self, query: ArrayLike, threshold: bool = False, empty: str = "nan") -> torch.Tensor:
         """Sum the neurons within ``d`` of the query, normalise, and optionally threshold.
 
         ``sum_tau phi_tau(xi) s_tau / sum_tau phi_tau(xi) c_tau``, then ``g`` if ``threshold``.
@@ -406,7 +415,7 @@ class NeuronSDM(nn.Module):
             den += (act @ self.counts[sl]).unsqueeze(-1)  # (..., 1)
         return _finish_read(num, den, query, threshold, empty)
 
-    def shared_neurons(self, query, addresses, paired: bool = False) -> torch.Tensor:
+    def shared_neurons(self, query: ArrayLike, addresses: ArrayLike, paired: bool = False) -> torch.Tensor:
         """Number of neurons within ``d`` of both a query and a pattern address.
 
         The pattern weight of the neuron view, ``w_mu = phi(xi)^T phi(p_a^mu)``. Its expectation
@@ -449,7 +458,7 @@ class NeuronSDM(nn.Module):
             total = part if total is None else total + part
         return total
 
-    def sample_shared_neurons(self, dvs, num_pairs: int, seed=0) -> torch.Tensor:
+    def sample_shared_neurons(self, dvs: int | Iterable[int], num_pairs: int, seed: int = 0) -> torch.Tensor:
         """Shared-neuron counts of random query-pattern pairs at given Hamming distances.
 
         For each distance ``dv``, draws ``num_pairs`` uniform queries and, for each, a pattern
@@ -507,6 +516,6 @@ class NeuronSDM(nn.Module):
         self.counts.zero_()
         return self
 
-    def forward(self, query) -> torch.Tensor:
+    def forward(self, query: ArrayLike) -> torch.Tensor:
         """Same as :meth:`read` with the defaults."""
         return self.read(query)

@@ -18,6 +18,11 @@ from assocmem.devices import resolve_device
 from assocmem.sdm._common import _as_int, _binary, _generator, _real_array, _unit_norm
 from assocmem.sdm.read._checks import _real
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assocmem._typing import ArrayLike
+
 __all__ = [
     "random_binary_patterns",
     "flip_bits",
@@ -25,7 +30,8 @@ __all__ = [
 ]
 
 
-def random_binary_patterns(m, n, seed=0, device=None) -> torch.Tensor:
+def random_binary_patterns(m: int, n: int, seed: int | torch.Generator = 0,
+                           device: str | torch.device | None = None) -> torch.Tensor:
     """``m`` patterns of ``n`` i.i.d. fair bits: uniform random addresses in ``{0, 1}^n``.
 
     Parameters
@@ -65,7 +71,7 @@ def random_binary_patterns(m, n, seed=0, device=None) -> torch.Tensor:
     return bits.to(resolve_device(device))
 
 
-def flip_bits(x, k, seed=0) -> torch.Tensor:
+def flip_bits(x: ArrayLike, k: int, seed: int | torch.Generator = 0) -> torch.Tensor:
     """Flip exactly ``k`` distinct, uniformly chosen bits of every vector.
 
     Parameters
@@ -104,7 +110,8 @@ def flip_bits(x, k, seed=0) -> torch.Tensor:
     return torch.where(mask, 1 - x, x)
 
 
-def rotate_to_cosine(x, cos, seed=0) -> torch.Tensor:
+def rotate_to_cosine(x: ArrayLike, cos: float | torch.Tensor,
+                     seed: int | torch.Generator = 0) -> torch.Tensor:
     """Unit vectors at a prescribed cosine to ``x``, in a uniformly random orthogonal direction.
 
     ``y = c u + sqrt(1 - c^2) w`` with ``u = x / |x|`` and ``w`` a uniform unit vector orthogonal
