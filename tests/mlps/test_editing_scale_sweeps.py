@@ -112,7 +112,7 @@ def test_quick_point_runs_every_editor_with_each_moment():
 
 
 @pytest.mark.parametrize("preset, finished", [("rome328", True), ("room", True), ("lm8k", True),
-                                              ("room_memit", False), ("room_memit_low", False)])
+                                              ("room_memit", True), ("room_memit_low", True)])
 def test_committed_results_match_the_preset(preset, finished):
     """The committed rows: the preset's config, seeds and row counts (an unfinished preset: its
     stored trainings, which resume per point)."""
