@@ -219,6 +219,13 @@ class AssociativeMemory(abc.ABC):
     :meth:`read` check shapes, dtypes, finiteness and the order of calls, so every memory refuses
     bad input with the same messages. See the module docstring for the conventions.
 
+    The hooks a subclass writes: ``_write(keys, values)`` receives only the new batch, ``keys``
+    ``(n, d_k)`` and ``values`` ``(n, d_v)``, already checked and in the memory's dtype and on its
+    device, and stores it (after earlier batches); ``_read(queries)`` receives checked
+    ``(B, d_k)`` queries (only after a write) and returns ``(B, d_v)``; ``_reset()`` forgets every
+    pair (the base class resets ``num_pairs``). ``self.d_k``, ``self.d_v``, ``self.dtype`` and
+    ``self.device`` are set by this constructor.
+
     Parameters
     ----------
     d_k, d_v : int

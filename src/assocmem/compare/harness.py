@@ -150,7 +150,8 @@ def table_facts(d: int, F_max: int, geometry: str = "isotropic", seed: int = 0, 
     Returns
     -------
     FactSet
-        Keys ``(F_max, d)``, values ``(F_max, d)``, identity map, float64 on the CPU.
+        Keys ``(F_max, d)``, values ``(F_max, d)``, identity map, in torch's default dtype, on
+        the CPU (the book sets float64 in its chapters).
 
     Raises
     ------
