@@ -202,6 +202,9 @@ def _check_expert(expert, d: int) -> nn.Module:
 class EditingLM(nn.Module):
     """The one-layer, one-head language model of seed 001, App. A.4.5 (see the module docstring).
 
+    A ``state_dict`` holds the embeddings, the trained weights, the fact expert's weights and, as
+    extra state, the config; :meth:`empty` builds a model without values to load it into.
+
     Parameters
     ----------
     config : EditingLMConfig
@@ -216,9 +219,6 @@ class EditingLM(nn.Module):
         Seed of the trainable weights' initialisation (PyTorch's defaults, drawn in float32
         whatever torch's default dtype, under a forked RNG so the global stream is untouched;
         then cast to ``config.dtype``).
-
-    A ``state_dict`` holds the embeddings, the trained weights, the fact expert's weights and, as
-    extra state, the config; :meth:`empty` builds a model without values to load it into.
 
     Raises
     ------

@@ -133,6 +133,9 @@ class IdentityMLP(nn.Module):
 class CausalAttention(nn.Module):
     """One causal attention head without positional encoding on normalised embeddings ``h``.
 
+    A ``state_dict`` holds the four weights and, as extra state, ``frozen_identity`` (whether
+    ``W_V = W_O = I`` are frozen and skipped); :meth:`empty` builds a module to load it into.
+
     Parameters
     ----------
     d : int
@@ -148,9 +151,6 @@ class CausalAttention(nn.Module):
     ----------
     W_Q, W_K, W_V, W_O : torch.nn.Parameter, shape ``(d, d)``
         ``q = W_Q h`` (rows act on the right: ``q = h @ W_Q.T``).
-
-    A ``state_dict`` holds the four weights and, as extra state, ``frozen_identity`` (whether
-    ``W_V = W_O = I`` are frozen and skipped); :meth:`empty` builds a module to load it into.
 
     Raises
     ------
@@ -344,6 +344,11 @@ class SSFRTransformer(nn.Module):
     See the module docstring for the architecture. Only the attention weights are trainable
     (:meth:`attention_parameters`); the embeddings are frozen buffers and the MLP is frozen.
 
+    A ``state_dict`` holds the embeddings, the attention weights, the MLP's weights and, as extra
+    state, the config and the task (every field but the device: a loaded model stays where it
+    was built, and its ``config.device`` and ``config.dtype`` then name where its embeddings
+    are). :meth:`empty` builds a model without values to load it into.
+
     Parameters
     ----------
     config : TransformerConfig
@@ -361,11 +366,6 @@ class SSFRTransformer(nn.Module):
         Seed of ``W_Q`` and ``W_K`` (drawn on the CPU in float64, then cast).
     attention : CausalAttention, optional
         Share an existing attention module instead of drawing one (what :meth:`with_mlp` does).
-
-    A ``state_dict`` holds the embeddings, the attention weights, the MLP's weights and, as extra
-    state, the config and the task (every field but the device: a loaded model stays where it
-    was built, and its ``config.device`` and ``config.dtype`` then name where its embeddings
-    are). :meth:`empty` builds a model without values to load it into.
 
     Raises
     ------
