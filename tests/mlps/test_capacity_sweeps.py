@@ -414,7 +414,23 @@ def test_reference_search_finds_the_fast_searchs_width():
     assert fast.monotone and ref.monotone
     assert ref.m == fast.m is not None
     with pytest.raises(ValueError, match="reference search covers"):
-        capacity_search_reference(facts, "gd")
+        capacity_search_reference(facts, "ntk")
+
+
+def test_batched_gd_search_finds_the_one_width_loops_width():
+    # GD trains two or three widths as one stack (train_mlps, speculative widths); the reference
+    # trains one width at a time (train_mlp) along smallest_width. Same path and width; the
+    # accuracies agree to within one fact (float32 rounding in other summation orders could in
+    # principle move a near-tie; measured: equal)
+    from assocmem.mlps.capacity_sweeps import capacity_search_reference
+
+    facts = make_fact_set(24, 8, tied=True, seed=1)
+    ref = capacity_search_reference(facts, "gd", 3, hi=64, epochs=150, lr=0.05)
+    for batch in (2, 3):
+        fast = capacity_search(facts, "gd", 3, hi=64, epochs=150, lr=0.05, batch=batch)
+        assert fast.m == ref.m is not None
+        assert [m for m, _ in fast.evaluations] == [m for m, _ in ref.evaluations]
+        assert np.allclose([a for _, a in fast.evaluations], [a for _, a in ref.evaluations], atol=1 / 24)
 
 
 def test_the_sweep_says_its_answer_depends_on_lo():

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from assocmem.sweeps import smallest_width
+from assocmem.sweeps import smallest_width, smallest_width_batched
 
 
 @pytest.mark.parametrize("threshold", [1, 2, 3, 7, 64, 257, 1000, 46341, 65536])
@@ -96,3 +96,62 @@ def test_reference_bisection_reports_a_miss_and_rejects_bad_input():
         smallest_width_reference(3)
     with pytest.raises(ValueError, match="NaN"):
         smallest_width_reference(lambda m: float("nan"))
+
+
+# ------------------------------------------------------------------------------------------------
+# smallest_width_batched: the same search, several widths per call
+
+
+def _batched_agrees(acc, lo, hi, verify, batch):
+    seq = smallest_width(acc, lo, hi, verify=verify)
+    calls = []
+
+    def accs(widths):
+        calls.append(list(widths))
+        return [acc(m) for m in widths]
+
+    res = smallest_width_batched(accs, lo, hi, verify=verify, batch=batch)
+    asked = [m for c in calls for m in c]
+    assert len(asked) == len(set(asked))  # no width twice
+    assert all(len(c) <= batch for c in calls)
+    assert (res.m, res.accuracy, res.evaluations, res.monotone_violations, res.restarts) == \
+        (seq.m, seq.accuracy, seq.evaluations, seq.monotone_violations, seq.restarts)
+    assert sorted(asked) == sorted([m for m, _ in seq.evaluations] + [m for m, _ in res.speculative])
+    return res, calls
+
+
+def test_batched_search_takes_the_sequential_path_on_random_functions():
+    import random
+
+    rng = random.Random(0)
+    for _ in range(600):
+        hi = rng.choice([1, 2, 3, 5, 17, 100, 65536])
+        lo = rng.randint(1, min(hi, 20))
+        threshold = rng.randint(lo, hi + 3)
+        flipped = {rng.randint(lo, hi) for _ in range(rng.randint(0, 4))}  # non-monotone widths
+
+        def acc(m, threshold=threshold, flipped=flipped):
+            return float((m >= threshold) != (m in flipped))
+
+        _batched_agrees(acc, lo, hi, rng.randint(0, 3), rng.randint(1, 7))
+
+
+def test_batched_search_batches_the_gallop_and_the_verification():
+    res, calls = _batched_agrees(lambda m: float(m >= 6), 1, 65536, 2, 3)
+    assert res.m == 6 and len(calls) < len(res.evaluations)
+    assert calls[0] == [1, 2, 4]  # the gallop, failures predicted while nothing has succeeded
+    res1, calls1 = _batched_agrees(lambda m: float(m >= 6), 1, 65536, 2, 1)
+    assert res1.speculative == () and [c[0] for c in calls1] == [m for m, _ in res1.evaluations]
+
+
+def test_batched_search_rejects_bad_input():
+    with pytest.raises(TypeError):
+        smallest_width_batched(3)
+    with pytest.raises(ValueError):
+        smallest_width_batched(lambda ws: [1.0] * len(ws), batch=0)
+    with pytest.raises(ValueError, match="accuracies"):
+        smallest_width_batched(lambda ws: [1.0], batch=3)
+    with pytest.raises(ValueError):
+        smallest_width_batched(lambda ws: [float("nan")] * len(ws))
+    with pytest.raises(ValueError):
+        smallest_width_batched(lambda ws: [1.0] * len(ws), lo=5, hi=4)

@@ -82,11 +82,11 @@ from assocmem.mlps._checks import module_dtype, real_array
 from assocmem.mlps.facts import FactSet, make_fact_set, random_direction, with_spike
 from assocmem.mlps.margins.decoding import accuracy
 from assocmem.mlps.mlp import (data_dependent_mlp, data_dependent_mlp_reference, hebbian_mlp,
-                               hebbian_mlp_reference, ntk_mlp, train_mlp)
+                               hebbian_mlp_reference, ntk_mlp, train_mlp, train_mlps)
 from assocmem.sweeps import spread
 from assocmem.sweeps.config import point_seed
 from assocmem.sweeps.registry import register_sweep
-from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_reference
+from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_batched, smallest_width_reference
 from assocmem.devices import resolve_device
 
 from typing import TYPE_CHECKING
@@ -393,12 +393,18 @@ def capacity_search(
     lr: float = 1e-3,
     device: str | torch.device | None = None,
     target: float = 1.0,
+    batch: int = 2,
 ) -> SearchResult:
     """Smallest width at which ``method`` stores every fact of ``facts`` (App. A.3.1).
 
     Builds the memory at each width the search asks for (weights seeded with ``seed``, the same
     for every width) and measures :func:`assocmem.mlps.margins.accuracy` (strict argmax over every
-    value row, Definition 2.1); :func:`assocmem.sweeps.smallest_width` does the rest.
+    value row, Definition 2.1); :func:`assocmem.sweeps.smallest_width` does the rest. GD trains
+    up to ``batch`` widths at once (:func:`assocmem.mlps.mlp.train_mlps`, speculative widths
+    chosen by :func:`assocmem.sweeps.smallest_width_batched`: the same search path and answer as
+    :func:`~assocmem.sweeps.smallest_width` for the accuracies the trainings give);
+    :func:`capacity_search_reference` with ``method="gd"`` is the one-width-at-a-time loop it is
+    benchmarked against.
 
     Parameters
     ----------
@@ -413,16 +419,21 @@ def capacity_search(
     target : float, default 1.0
         The accuracy to reach: 1.0 (every fact, App. A.3.1) or a per-fact recall threshold such
         as App. A.5.3's 0.98.
+    batch : int, default 2
+        GD only: most widths trained at once (1: one at a time, in the sequential search's order).
+        On two CPU cores 2 and 3 cost about the same (the speculative widths cost what the
+        stacking saves); a GPU, where one more probe in the stack costs little, favours more.
 
     Returns
     -------
     SearchResult
-        ``m`` (``None`` if even ``hi`` misses), every evaluation, the monotonicity violations.
+        ``m`` (``None`` if even ``hi`` misses), every evaluation, the monotonicity violations
+        (GD: the widths trained ahead of need and not used, in ``speculative``).
 
     Raises
     ------
     ValueError
-        An unknown method, or a bad search range.
+        An unknown method, a bad search range, or a ``batch`` that is not an integer ``>= 1``.
 
     References
     ----------
@@ -433,6 +444,15 @@ def capacity_search(
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
 
+    if method == "gd":
+        def accuracies_at(widths: list[int]) -> list[float]:
+            with load_capped_threads():
+                models = train_mlps(facts, widths, epochs=epochs, lr=lr, seed=seed, device=device,
+                                    dtype=torch.float32)
+                return [accuracy(_Chunked(model, m), facts) for model, m in zip(models, widths)]
+
+        return smallest_width_batched(accuracies_at, lo=lo, hi=hi, target=target, verify=verify, batch=batch)
+
     def accuracy_at(m: int) -> float:
         with load_capped_threads():
             model = build_memory(method, facts, m, seed, epochs=epochs, lr=lr, device=device)
@@ -442,23 +462,31 @@ def capacity_search(
 
 
 def capacity_search_reference(facts: FactSet, method: str = "whitened", seed: int = 0, *, lo: int = 1,
-                              hi: int = 65536) -> SearchResult:
-    """Plain reference for :func:`capacity_search` (``whitened`` and ``data_dependent`` only).
+                              hi: int = 65536, verify: int = 2, epochs: int = 10000,
+                              lr: float = 1e-3) -> SearchResult:
+    """Plain reference for :func:`capacity_search` (``whitened``, ``data_dependent`` and ``gd``).
 
-    Bisection over ``[lo, hi]`` (:func:`assocmem.sweeps.smallest_width_reference`, no gallop,
-    no verification), building each width with the plain construction
+    The constructions: bisection over ``[lo, hi]`` (:func:`assocmem.sweeps.smallest_width_reference`,
+    no gallop, no verification), building each width with the plain construction
     (:func:`assocmem.mlps.mlp.hebbian_mlp_reference` with ridge ``1e-6``, or
     :func:`assocmem.mlps.mlp.data_dependent_mlp_reference`) and measuring
     :func:`assocmem.mlps.margins.accuracy` on the whole model. Where accuracy is monotone in
-    ``m`` it finds the width :func:`capacity_search` finds; it is the same-run baseline of
-    ``benchmarks/bench_ratios.py``.
+    ``m`` it finds the width :func:`capacity_search` finds. GD: the search of
+    :func:`capacity_search` (:func:`assocmem.sweeps.smallest_width`, with ``verify``) training one
+    width at a time with :func:`assocmem.mlps.mlp.train_mlp` (the loop the batched search
+    replaced; a plain bisection from ``65536`` would train the widest GD models there are). These
+    are the same-run baselines of ``benchmarks/bench_ratios.py``.
 
     Parameters
     ----------
     facts : FactSet
-    method : {"whitened", "data_dependent"}, default "whitened"
+    method : {"whitened", "data_dependent", "gd"}, default "whitened"
     seed : int, default 0
     lo, hi : int, default 1 and 65536
+    verify : int, default 2
+        GD only (the constructions' reference does not verify).
+    epochs, lr : int, float
+        GD only.
 
     Returns
     -------
@@ -473,8 +501,14 @@ def capacity_search_reference(facts: FactSet, method: str = "whitened", seed: in
     ----------
     Seed 001, App. A.3.1 (the capacity protocol: binary search over ``m`` in ``[1, 65536]``).
     """
-    if method not in ("whitened", "data_dependent"):
-        raise ValueError(f"the reference search covers 'whitened' and 'data_dependent'; got {method!r}")
+    if method not in ("whitened", "data_dependent", "gd"):
+        raise ValueError(f"the reference search covers 'whitened', 'data_dependent' and 'gd'; got {method!r}")
+    if method == "gd":
+        def accuracy_gd(m: int) -> float:
+            model = train_mlp(facts, m, epochs=epochs, lr=lr, seed=seed, dtype=torch.float32)
+            return accuracy(_Chunked(model, m), facts)
+
+        return smallest_width(accuracy_gd, lo=lo, hi=hi, verify=verify)
 
     def accuracy_at(m: int) -> float:
         if method == "whitened":

@@ -29,7 +29,7 @@ from assocmem.sweeps.config import RESERVED_COLUMNS, Sweep, UnknownNameError, ca
 from assocmem.sweeps.engine import SweepError, SweepRun, environment_info, run_sweep
 from assocmem.sweeps.executors import EXECUTORS, Executor, ProcessExecutor, RayExecutor, SerialExecutor, TaskError, make_executor
 from assocmem.sweeps.registry import SWEEP_MODULES, all_sweeps, get_sweep, register_sweep, sweep_names, unregister_sweep
-from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_reference
+from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_batched, smallest_width_reference
 from assocmem.sweeps.spread import (
     check_spread,
     leave_one_training_out,
@@ -84,6 +84,7 @@ __all__ = [
     "unregister_sweep",
     "SearchResult",
     "smallest_width",
+    "smallest_width_batched",
     "smallest_width_reference",
     "ConfigMismatchError",
     "CorruptResultsError",

@@ -11,13 +11,14 @@ reference is ``<fast path>_reference`` in the same module).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from assocmem._checks import as_int, as_real
 
-__all__ = ["SearchResult", "smallest_width", "smallest_width_reference"]
+__all__ = ["SearchResult", "smallest_width", "smallest_width_batched", "smallest_width_reference"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,10 @@ class SearchResult:
         The searched range.
     target : float
         The accuracy to reach.
+    speculative : tuple of (int, float)
+        Widths evaluated ahead of need by :func:`smallest_width_batched` that the search did not
+        use, with their accuracies (empty for :func:`smallest_width`). They cost evaluations but
+        do not enter ``m``, ``evaluations`` or ``monotone_violations``.
     """
 
     m: int | None
@@ -52,6 +57,7 @@ class SearchResult:
     lo: int
     hi: int
     target: float
+    speculative: tuple[tuple[int, float], ...] = ()
 
     @property
     def found(self) -> bool:
@@ -227,6 +233,126 @@ def smallest_width(
         hi=hi,
         target=target,
     )
+
+
+class _Unknown(Exception):
+    """Raised by a replay of :func:`smallest_width` at the first width it has no accuracy for."""
+
+    def __init__(self, m: int) -> None:
+        super().__init__(m)
+        self.m = m
+
+
+def _next_width(known: dict[int, float], lo: int, hi: int, target: float, verify: int) -> int | None:
+    """The next width :func:`smallest_width` would evaluate given the accuracies ``known`` (None: done)."""
+
+    def lookup(m: int) -> float:
+        if m not in known:
+            raise _Unknown(m)
+        return known[m]
+
+    try:
+        smallest_width(lookup, lo=lo, hi=hi, target=target, verify=verify)
+    except _Unknown as need:
+        return need.m
+    return None
+
+
+def _likely_success(known: dict[int, float], m: int, target: float) -> bool:
+    """The outcome at ``m`` to speculate on first: success once any width has succeeded (the
+    bisection and the verification), failure before (the gallop)."""
+    del m  # the rule looks only at what is known
+    return any(a >= target for a in known.values())
+
+
+def smallest_width_batched(
+    accuracies_at: Callable[[list[int]], list[float]],
+    lo: int = 1,
+    hi: int = 65536,
+    target: float = 1.0,
+    verify: int = 2,
+    batch: int = 3,
+) -> SearchResult:
+    """:func:`smallest_width`, asking for several widths at a time (speculative evaluation).
+
+    The answer is the one :func:`smallest_width` gives with the same accuracies: the search is
+    replayed on what is known, and where it needs a width it does not have, that width is
+    evaluated together with the widths the search would ask for next under each outcome
+    (success or failure) of the ones before, breadth first, the likelier outcome first (failure
+    while no width has succeeded, as in the gallop; success once one has, as in the bisection and
+    the verification), up to ``batch`` widths per call of ``accuracies_at``. In the bisection,
+    ``batch = 3`` evaluates the midpoint and both possible next midpoints at once (two halvings
+    per call); in the verification, both verification widths come in one call. The evaluations a path did not need are reported in
+    ``SearchResult.speculative`` and change nothing else: ``m``, ``evaluations`` (in the order the
+    sequential search uses them), ``monotone_violations`` and ``restarts`` are those of
+    :func:`smallest_width` (tested). Worth it where evaluating several widths in one call costs
+    less than evaluating them one by one (the GD capacity search trains them as one stack,
+    :func:`assocmem.mlps.mlp.train_mlps`).
+
+    Parameters
+    ----------
+    accuracies_at : callable
+        ``accuracies_at(widths) -> accuracies``: a list of distinct widths in, one accuracy per
+        width (float or bool) out, in the same order. Each width is asked for once.
+    lo, hi, target, verify
+        As :func:`smallest_width`.
+    batch : int, default 3
+        Most widths per call (1: :func:`smallest_width`'s own order, one at a time).
+
+    Returns
+    -------
+    SearchResult
+
+    Raises
+    ------
+    ValueError
+        As :func:`smallest_width`; a ``batch`` that is not an integer ``>= 1``; an
+        ``accuracies_at`` that returns the wrong number of accuracies.
+    TypeError
+        If ``accuracies_at`` is not callable.
+    """
+    if not callable(accuracies_at):
+        raise TypeError(f"accuracies_at must be a callable widths -> accuracies, got {type(accuracies_at).__name__}")
+    lo, hi = _check_width("lo", lo), _check_width("hi", hi)
+    if lo > hi:
+        raise ValueError(f"lo must not exceed hi; got lo={lo}, hi={hi}")
+    try:
+        verify = as_int(verify, "verify", minimum=0)
+        batch = as_int(batch, "batch", minimum=1)
+    except ValueError as err:
+        raise ValueError(f"verify must be an integer >= 0 and batch an integer >= 1 ({err})") from None
+    if isinstance(target, float) and math.isnan(target):
+        raise ValueError("target must not be NaN")
+    target = as_real(target, "target")
+    fail_value = target - 1.0  # a stand-in accuracy below the target, for hypothetical outcomes
+    known: dict[int, float] = {}
+    asked: list[int] = []  # every width evaluated, in the order evaluated
+    while (need := _next_width(known, lo, hi, target, verify)) is not None:
+        wanted, frontier = [need], [dict(known)]
+        while frontier and len(wanted) < batch:  # breadth first over both outcomes of each wanted width
+            nxt = []
+            for hyp in frontier:
+                m = _next_width(hyp, lo, hi, target, verify)
+                if m is None:
+                    continue
+                if m not in wanted and m not in known:
+                    if len(wanted) >= batch:
+                        break
+                    wanted.append(m)
+                likely = _likely_success(hyp, m, target)
+                for outcome in ((target, fail_value) if likely else (fail_value, target)):
+                    nxt.append({**hyp, m: outcome})
+            frontier = nxt
+        values = accuracies_at(list(wanted))
+        values = list(values)
+        if len(values) != len(wanted):
+            raise ValueError(f"accuracies_at returned {len(values)} accuracies for {len(wanted)} widths")
+        for m, v in zip(wanted, values):
+            known[m] = _accuracy(v, m)
+            asked.append(m)
+    result = smallest_width(known.__getitem__, lo=lo, hi=hi, target=target, verify=verify)
+    used = {m for m, _ in result.evaluations}
+    return dataclasses.replace(result, speculative=tuple((m, known[m]) for m in asked if m not in used))
 
 
 def smallest_width_reference(

@@ -26,7 +26,9 @@ module                   holds                                                  
                          :func:`solve_factor_reference` (dense);
                          :func:`data_dependent_mlp_reference` (plain Jacobi CG)
 ``ntk``                  :func:`ntk_mlp`: the degree-1 Hermite (NTK) baseline of App. B.3     10, 13
-``gradient_descent``     :func:`train_mlp`: the full-batch Adam baseline of App. A.1.1        10, 13
+``gradient_descent``     :func:`train_mlp`: the full-batch Adam baseline of App. A.1.1;       10, 13
+                         :func:`train_mlps` (several widths trained as one stack, the
+                         capacity search's fast path) and :func:`train_mlps_reference`
 ``_common``              private argument checks and the seeded Gaussian draw
 =======================  ===================================================================  ========
 
@@ -76,7 +78,7 @@ from assocmem.mlps.mlp.data_dependent import (
     solve_factor,
     solve_factor_reference,
 )
-from assocmem.mlps.mlp.gradient_descent import train_mlp
+from assocmem.mlps.mlp.gradient_descent import train_mlp, train_mlps, train_mlps_reference
 from assocmem.mlps.mlp.hebbian import exact_k2_memory, hebbian_mlp, hebbian_mlp_reference
 from assocmem.mlps.mlp.ntk import ntk_mlp
 from assocmem.mlps.mlp.readout import WHITENINGS, hebbian_readout, hebbian_readout_reference

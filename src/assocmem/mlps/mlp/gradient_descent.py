@@ -16,7 +16,9 @@ Constructing Efficient Fact-Storing MLPs for Transformers" (arXiv 2607.10034): A
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -31,7 +33,23 @@ from assocmem.mlps.mlp.architectures import BilinearMLP
 
 __all__ = [
     "train_mlp",
+    "train_mlps",
+    "train_mlps_reference",
 ]
+
+
+def _initial_weights(facts: FactSet, m: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``nn.Linear``'s default initialisation of ``A, G`` ``(m, d)`` and ``B`` ``(d_c, m)``, float64.
+
+    Drawn on the CPU from a generator seeded with ``seed``, ``A``, ``G``, ``B`` in that order.
+    """
+    gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
+    d, d_c = facts.dim, facts.values.shape[1]
+    ba, bb = 1.0 / math.sqrt(d), 1.0 / math.sqrt(m)
+    A = (torch.rand(m, d, generator=gen, dtype=_F64) * 2 - 1) * ba  # (m, d)
+    G = (torch.rand(m, d, generator=gen, dtype=_F64) * 2 - 1) * ba  # (m, d)
+    B = (torch.rand(d_c, m, generator=gen, dtype=_F64) * 2 - 1) * bb  # (d_c, m)
+    return A, G, B
 
 
 def train_mlp(
@@ -126,12 +144,7 @@ def train_mlp(
     stop_at_full_accuracy = as_bool(stop_at_full_accuracy, "stop_at_full_accuracy")
     check_float_dtype(dtype)
     dev = resolve_device(device, dtype=dtype)
-    gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
-    d, d_c = facts.dim, facts.values.shape[1]
-    ba, bb = 1.0 / math.sqrt(d), 1.0 / math.sqrt(m)
-    A = (torch.rand(m, d, generator=gen, dtype=_F64) * 2 - 1) * ba  # (m, d)
-    G = (torch.rand(m, d, generator=gen, dtype=_F64) * 2 - 1) * ba  # (m, d)
-    B = (torch.rand(d_c, m, generator=gen, dtype=_F64) * 2 - 1) * bb  # (d_c, m)
+    A, G, B = _initial_weights(facts, m, seed)
     model = BilinearMLP(*(t.to(device=dev, dtype=dtype) for t in (A, G, B)), construction="gd",
                         trainable=True)
     K = cast_checked(facts.keys, dtype, "facts.keys").to(dev)  # (F, d)
@@ -174,3 +187,322 @@ def train_mlp(
     model.info = {"epochs_run": epoch, "final_loss": value, "stopped": stopped, "loss": loss,
                   "accuracy": full_accuracy(), "losses": losses, "seed": int(seed), "lr": float(lr)}
     return model
+
+
+@functools.lru_cache(maxsize=16)
+def _cosine_lrs(lr: float, lr_min: float, epochs: int) -> tuple[float, ...]:
+    """The learning rate of each epoch's step, as ``CosineAnnealingLR`` sets it in :func:`train_mlp`.
+
+    Computed by stepping torch's own scheduler on a dummy optimiser, so that the two training
+    paths use the same floats (torch's recursive form of the schedule, not a closed form).
+    """
+    dummy = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.SGD([dummy], lr=lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=epochs, eta_min=lr_min)
+    lrs = []
+    for _ in range(epochs):
+        lrs.append(float(opt.param_groups[0]["lr"]))
+        opt.step()  # no gradient: changes nothing, keeps the scheduler's call-order check quiet
+        sched.step()
+    return tuple(lrs)
+
+
+def _logits_through_values(F: int, V: int, d_c: int, m: int) -> bool:
+    """Whether ``H (V B)^T`` costs fewer flops than ``(H B^T) V^T`` for the logits ``(F, V)``."""
+    return V * d_c * m + F * m * V < F * m * d_c + F * d_c * V
+
+
+def _views(flat: torch.Tensor, P: int, m: int, d: int, d_c: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``AG`` ``(P, 2, m, d)`` (``A = AG[:, 0]``, ``G = AG[:, 1]``) and ``B`` ``(P, d_c, m)``, views of ``flat``."""
+    n = P * 2 * m * d
+    return flat[:n].view(P, 2, m, d), flat[n:].view(P, d_c, m)
+
+
+def _losses_and_grads(flat: torch.Tensor, grad: torch.Tensor, P: int, m: int, K: torch.Tensor, V: torch.Tensor,
+                      f: torch.Tensor, T: torch.Tensor, loss: str) -> torch.Tensor:
+    """Each probe's loss ``(P,)``; writes the gradient of their sum into ``grad`` (same layout as ``flat``).
+
+    Stacked zero-padded weights (:func:`_views`): keys ``K`` ``(F, d)``, value rows ``V``
+    ``(V, d_c)``, mapping ``f`` ``(F,)``, targets ``T = V[f]`` ``(F, d_c)``. The first layer of
+    every probe is one GEMM, and so is its gradient; the cross-entropy logits are ``H (V B)^T``
+    when that is cheaper than ``(H B^T) V^T`` (narrow probes): the same function summed in another
+    order. The gradient is written out by hand (the chain rule through the softmax, the product
+    of the two branches and the GEMMs; tested against autograd in
+    ``tests/mlps/mlp/test_gradient_descent.py``).
+    """
+    F, d = K.shape
+    n_val, d_c = V.shape
+    AG, B = _views(flat, P, m, d, d_c)
+    dAG, dB = _views(grad, P, m, d, d_c)
+    Z1 = torch.mm(AG.reshape(P * 2 * m, d), K.T).view(P, 2, m, F).transpose(2, 3).contiguous()
+    U, W = Z1[:, 0], Z1[:, 1]  # (P, F, m) each, contiguous
+    H = U * W  # (P, F, m): the features
+    narrow = loss == "ce" and _logits_through_values(F, n_val, d_c, m)
+    if narrow:
+        C = torch.matmul(V, B)  # (P, V, m)
+        Z = torch.bmm(H, C.transpose(1, 2))  # (P, F, V)
+    else:
+        out = torch.bmm(H, B.transpose(1, 2))  # (P, F, d_c)
+    if loss == "ce":
+        if not narrow:
+            Z = (out.reshape(P * F, d_c) @ V.T).view(P, F, n_val)
+        logp = torch.log_softmax(Z, dim=2)  # (P, F, V)
+        rows = torch.arange(F, device=K.device)
+        losses = -logp[:, rows, f].mean(dim=1)  # (P,)
+        dZ = logp.exp_()  # the softmax, in place of logp
+        dZ[:, rows, f] -= 1.0  # F times d(mean cross-entropy)/dZ: the 1/F is applied to smaller factors
+        if narrow:
+            dH = torch.bmm(dZ, C).mul_(1.0 / F)  # (P, F, m)
+            torch.matmul(V.T, torch.bmm(dZ.transpose(1, 2), H), out=dB)  # (P, d_c, m)
+            dB.mul_(1.0 / F)
+        else:
+            dout = (dZ.reshape(P * F, n_val) @ V).view(P, F, d_c).mul_(1.0 / F)
+    else:
+        diff = out - T
+        losses = (diff * diff).sum(dim=2).mean(dim=1)
+        dout = diff.mul_(2.0 / F)
+    if not narrow:
+        dH = torch.bmm(dout, B)  # (P, F, m)
+        torch.bmm(dout.transpose(1, 2), H, out=dB)  # (P, d_c, m)
+    dUW = torch.stack((dH * W, dH * U), dim=1).transpose(2, 3)  # (P, 2, m, F)
+    torch.mm(dUW.reshape(P * 2 * m, F), K, out=dAG.view(P * 2 * m, d))
+    return losses
+
+
+def _probe_seeds(seed, n: int) -> list[int]:
+    if isinstance(seed, Sequence) and not isinstance(seed, str):
+        seeds = [_seed(s) for s in seed]
+        if len(seeds) != n:
+            raise ValueError(f"seed must be one integer or one per width ({n}); got {len(seeds)} seeds")
+        return seeds
+    return [_seed(seed)] * n
+
+
+def train_mlps(
+    facts: FactSet,
+    widths: Sequence[int],
+    epochs: int = 10000,
+    lr: float = 1e-3,
+    loss: str = "ce",
+    seed: int | Sequence[int] = 0,
+    device: str | torch.device | None = None,
+    tol: float = 1e-7,
+    *,
+    lr_min: float = 1e-6,
+    check_every: int = 50,
+    dtype: torch.dtype | None = None,
+    record_every: int = 100,
+) -> list[BilinearMLP]:
+    """Several GD baselines of different widths trained at once: :func:`train_mlp` for each width.
+
+    The fast path of the GD capacity search (issue 30). Probe ``p`` is the MLP that
+    ``train_mlp(facts, widths[p], epochs, lr, loss, seeds[p], device, tol, lr_min=lr_min,
+    dtype=dtype)`` trains: the same initial weights (drawn per probe from its seed), Adam at the
+    same learning rate on the same cosine schedule (torch's scheduler's floats), one full batch
+    per epoch, and the same stopping rule: a probe stops after the step of the first epoch whose
+    loss is ``<= tol``, and its weights are the weights after that step. The probes' weights are
+    stacked and zero-padded to the widest probe, ``A, G`` ``(P, m_max, d)`` and ``B``
+    ``(P, d_c, m_max)``; padded units receive exactly zero gradient and stay zero. One backward
+    pass of the summed losses gives every probe its own gradient, and one fused Adam step updates
+    them all (Adam is elementwise, so each probe keeps its own moments). A probe's stop is recorded
+    on the device; the host reads the flags every ``check_every`` epochs and then drops stopped
+    probes from the stack (no per-epoch host synchronisation). The result differs from
+    :func:`train_mlp`'s only by floating-point rounding (other summation orders: one GEMM for all
+    probes, and cross-entropy logits computed as ``H (V B)^T`` when that is cheaper), which a long
+    training can amplify; :func:`train_mlps_reference` is the plain one-width loop it is tested
+    against (``tests/mlps/mlp/test_gradient_descent.py``).
+
+    Parameters
+    ----------
+    facts : FactSet
+    widths : sequence of int
+        Hidden widths of the probes (``P >= 1``; repeats allowed, e.g. several seeds of a width).
+    epochs, lr, loss, tol, lr_min, record_every
+        As :func:`train_mlp`.
+    seed : int or sequence of int, default 0
+        One seed for every probe (the capacity search's rule: the same seed at every width) or
+        one per probe.
+    device : str or torch.device, optional
+        ``None``: torch's default device.
+    check_every : int, default 50
+        Epochs between the host's reads of the stop flags (stopped probes are then dropped).
+    dtype : torch.dtype, optional
+        ``None``: torch's default dtype; float32 or float64.
+
+    Returns
+    -------
+    list of BilinearMLP
+        One per width, in the order of ``widths``, as :func:`train_mlp` returns them (``info``
+        with ``epochs_run``, ``final_loss``, ``stopped`` (``"tol"`` or ``"epochs"``),
+        ``accuracy``, ``losses``).
+
+    Raises
+    ------
+    ValueError
+        As :func:`train_mlp`; an empty ``widths``, a width that is not a positive integer, or a
+        seed sequence whose length is not ``len(widths)``. A probe whose loss is not finite
+        raises (as :func:`train_mlp` does), at the next read of the flags.
+
+    References
+    ----------
+    Seed 001, App. A.1.1 ("GD"), App. A.3.1 (the capacity protocol), App. A.4.5 (stopping below
+    ``1e-7``).
+    """
+    dtype = resolve_dtype(dtype)
+    facts = _checked_facts(facts, require_unit_keys=False)
+    if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence) or len(widths) == 0:
+        raise ValueError(f"widths must be a non-empty sequence of positive integers; got {widths!r}")
+    widths = [_positive_int("widths", w) for w in widths]
+    P = len(widths)
+    seeds = _probe_seeds(seed, P)
+    epochs = _positive_int("epochs", epochs)
+    check_every = _positive_int("check_every", check_every)
+    record_every = _positive_int("record_every", record_every)
+    if loss not in ("ce", "mse"):
+        raise ValueError(f"loss must be 'ce' or 'mse'; got {loss!r}")
+    lr = as_real(lr, "lr", minimum=0.0, strict_min=True)
+    lr_min = _nonneg_float("lr_min", lr_min)
+    tol = _nonneg_float("tol", tol)
+    check_float_dtype(dtype)
+    dev = resolve_device(device, dtype=dtype)
+    d, d_c = facts.dim, facts.values.shape[1]
+    K = cast_checked(facts.keys, dtype, "facts.keys").to(dev)  # (F, d)
+    V = cast_checked(facts.values, dtype, "facts.values").to(dev)  # (V, d_c)
+    f = facts.mapping.to(dev)  # (F,)
+    T = V[f]  # (F, d_c)
+
+    m_max = max(widths)
+    flat0 = torch.zeros(P * (2 * m_max * d + d_c * m_max), dtype=_F64)
+    AG0, B0 = _views(flat0, P, m_max, d, d_c)
+    for p, (m, s) in enumerate(zip(widths, seeds)):
+        AG0[p, 0, :m], AG0[p, 1, :m], B0[p, :, :m] = _initial_weights(facts, m, s)
+    theta = flat0.to(device=dev, dtype=dtype)
+    theta.grad = torch.zeros_like(theta)
+    lrs = _cosine_lrs(float(lr), float(lr_min), epochs)
+    fused = True if dev.type in ("cpu", "cuda") else None
+
+    def adam(params: torch.Tensor) -> torch.optim.Adam:
+        return torch.optim.Adam([params], lr=lrs[0], fused=fused)
+
+    opt = adam(theta)
+    ids = list(range(P))  # the probe of each row of the stack
+    done: dict[int, dict] = {}  # probe -> its weights and stop record, once it left the stack
+    records: list[tuple[int, list[int], torch.Tensor]] = []
+    active = torch.ones(P, dtype=torch.bool, device=dev)
+    stopped_tol = torch.zeros(P, dtype=torch.bool, device=dev)
+    last_loss = torch.full((P,), float("nan"), dtype=dtype, device=dev)
+    last_epoch = torch.zeros(P, dtype=torch.int64, device=dev)
+    bad_epoch = torch.zeros(P, dtype=torch.int64, device=dev)
+    kept = theta.detach().clone()  # weights of the probes that stopped (stack layout)
+    m_cur = m_max
+
+    def rows_of(mask: torch.Tensor) -> torch.Tensor:
+        """A per-row mask ``(P_stack,)`` spread over the flat layout of the stack."""
+        return torch.cat((mask.repeat_interleave(2 * m_cur * d), mask.repeat_interleave(d_c * m_cur)))
+
+    def leave(rows: list[int]) -> None:
+        """Move stack rows ``rows`` into ``done`` (one host read of their records)."""
+        if not rows:
+            return
+        idx = torch.tensor(rows, device=dev)
+        losses, ep, tolstop = last_loss[idx].tolist(), last_epoch[idx].tolist(), stopped_tol[idx].tolist()
+        AGk, Bk = _views(kept, len(ids), m_cur, d, d_c)
+        for j, row in enumerate(rows):
+            m = widths[ids[row]]
+            done[ids[row]] = {"A": AGk[row, 0, :m].clone(), "G": AGk[row, 1, :m].clone(),
+                              "B": Bk[row, :, :m].clone(), "final_loss": losses[j], "epochs_run": ep[j],
+                              "stopped": "tol" if tolstop[j] else "epochs"}
+
+    def trimmed(flat: torch.Tensor, idx: torch.Tensor, m_new: int) -> torch.Tensor:
+        AGf, Bf = _views(flat, len(ids), m_cur, d, d_c)
+        return torch.cat((AGf[idx, :, :m_new].reshape(-1), Bf[idx, :, :m_new].reshape(-1)))
+
+    epoch = 0
+    for epoch in range(1, epochs + 1):
+        opt.param_groups[0]["lr"] = lrs[epoch - 1]
+        with torch.no_grad():
+            L = _losses_and_grads(theta, theta.grad, len(ids), m_cur, K, V, f, T, loss)  # (P_stack,)
+        opt.step()
+        with torch.no_grad():
+            last_loss = torch.where(active, L, last_loss)
+            last_epoch.masked_fill_(active, epoch)
+            bad = active & ~torch.isfinite(L)
+            bad_epoch.masked_fill_(bad & (bad_epoch == 0), epoch)
+            stop = active & (L <= tol)
+            kept = torch.where(rows_of(stop), theta, kept)  # weights after the stopping step
+            stopped_tol |= stop
+            active &= ~(stop | bad)
+            if epoch % record_every == 0 or epoch == 1:
+                records.append((epoch, list(ids), L.clone()))
+        if epoch % check_every != 0 and epoch != epochs:
+            continue
+        if bool(bad_epoch.any()):
+            row = int(torch.argmax((bad_epoch > 0).to(torch.int64)))
+            raise ValueError(f"training diverged: the {loss} loss of width {widths[ids[row]]} is not finite "
+                             f"at epoch {int(bad_epoch[row])} (lr = {lr:g}); lower lr")
+        live = active.tolist()
+        if all(live):
+            continue
+        leave([r for r, a in enumerate(live) if not a])
+        keep = [r for r, a in enumerate(live) if a]
+        if not keep:
+            break
+        idx = torch.tensor(keep, device=dev)
+        m_new = max(widths[ids[r]] for r in keep)
+        st = opt.state[theta]
+        new_theta = trimmed(theta.detach(), idx, m_new)
+        new_theta.grad = torch.zeros_like(new_theta)
+        new_opt = adam(new_theta)
+        new_opt.state[new_theta] = {"step": st["step"].clone(), "exp_avg": trimmed(st["exp_avg"], idx, m_new),
+                                    "exp_avg_sq": trimmed(st["exp_avg_sq"], idx, m_new)}
+        kept = trimmed(kept, idx, m_new)
+        theta, opt, ids, m_cur = new_theta, new_opt, [ids[r] for r in keep], m_new
+        active, stopped_tol = active[idx], stopped_tol[idx]
+        last_loss, last_epoch, bad_epoch = last_loss[idx], last_epoch[idx], bad_epoch[idx]
+    rows = [r for r, probe in enumerate(ids) if probe not in done]  # these ran every epoch
+    kept = torch.where(rows_of(active), theta.detach(), kept)
+    leave(rows)
+
+    history: dict[int, list[tuple[int, float]]] = {p: [] for p in range(P)}
+    for ep, rows_ids, values in records:
+        for probe, value in zip(rows_ids, values.tolist()):
+            if ep <= done[probe]["epochs_run"]:
+                history[probe].append((ep, value))
+    models = []
+    for p, m in enumerate(widths):
+        rec = done[p]
+        model = BilinearMLP(rec["A"], rec["G"], rec["B"], construction="gd")
+        with torch.no_grad():
+            acc = (torch.argmax(model(K) @ V.T, dim=1) == f).float().mean().item()
+        model.info = {"epochs_run": rec["epochs_run"], "final_loss": rec["final_loss"],
+                      "stopped": rec["stopped"], "loss": loss, "accuracy": acc, "losses": history[p],
+                      "seed": seeds[p], "lr": float(lr)}
+        models.append(model)
+    return models
+
+
+def train_mlps_reference(
+    facts: FactSet,
+    widths: Sequence[int],
+    epochs: int = 10000,
+    lr: float = 1e-3,
+    loss: str = "ce",
+    seed: int | Sequence[int] = 0,
+    device: str | torch.device | None = None,
+    tol: float = 1e-7,
+    *,
+    lr_min: float = 1e-6,
+    dtype: torch.dtype | None = None,
+    record_every: int = 100,
+) -> list[BilinearMLP]:
+    """Plain reference for :func:`train_mlps`: :func:`train_mlp` once per width, one after another.
+
+    Parameters and returns as :func:`train_mlps` (no ``check_every``: the one-width loop reads
+    the loss every epoch). Raises what :func:`train_mlp` raises, and ``ValueError`` on an empty
+    ``widths`` or a seed sequence of the wrong length.
+    """
+    if isinstance(widths, (str, bytes)) or not isinstance(widths, Sequence) or len(widths) == 0:
+        raise ValueError(f"widths must be a non-empty sequence of positive integers; got {widths!r}")
+    seeds = _probe_seeds(seed, len(widths))
+    return [train_mlp(facts, m, epochs=epochs, lr=lr, loss=loss, seed=s, device=device, tol=tol, lr_min=lr_min,
+                      dtype=dtype, record_every=record_every) for m, s in zip(widths, seeds)]
