@@ -27,7 +27,11 @@ module                   holds                                                  
                          :func:`data_dependent_mlp_reference` (plain Jacobi CG)
 ``ntk``                  :func:`ntk_mlp`: the degree-1 Hermite (NTK) baseline of App. B.3     10, 13
 ``gradient_descent``     :func:`train_mlp`: the full-batch Adam baseline of App. A.1.1        10, 13
-``_common``              private argument checks and the seeded Gaussian draw
+``whitened_search``      the whitened capacity search over nested draws                       13
+                         (``draw="nested"``), reusing features and Gram matrix across
+                         widths: ``NestedWhitenedCache``, ``whitened_nested_search`` and
+                         its plain ``whitened_nested_search_reference`` (not re-exported)
+``_common``              private argument checks and the seeded Gaussian draws (block, nested)
 =======================  ===================================================================  ========
 
 Chapter 10 is "Facts, margins and the counting bound", 11 "MLPs are kernel Hebbians" (it calls
