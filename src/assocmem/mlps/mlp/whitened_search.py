@@ -23,9 +23,12 @@ reuse is the Cholesky factor. The primal system of width ``m`` is
 the unscaled Gram block grows with ``m``, so ``S_m`` is *not* the leading block of ``S_M`` (up
 to a scale) and the leading ``m x m`` block of ``chol(S_M)`` is not ``chol(S_m)``. Reusing it
 would change the readout (the ridge) and hence, at marginal widths, the answer. Each probe
-therefore factors its own ``m x m`` system (``m^3 / 3`` flops, about a sixth of a from-scratch
-build at ``F = 1024``, ``m = 512``, whose features and Gram cost ``4 F m d + F m^2``). Widths
-``m > F`` take the dual branch (eq. 14) on the cached features, with its own ``F x F`` Gram.
+therefore factors its own ``m x m`` system: ``m^3 / 3`` flops, about a ninth of what the
+features and the Gram matrix it saves cost (``4 F m d + F m^2`` at ``d = 64``, ``F = 1024``,
+``m = 512``). What remains per probe is that factorisation, two triangular solves, the outputs
+``Phi_m B^T`` and the scores against every value row (``2 F V d`` flops, the largest part at
+that size). Widths ``m > F`` take the dual branch (eq. 14) on the cached features, with their
+own ``F x F`` Gram matrix.
 
 :func:`whitened_nested_search` is that search (the galloping search of
 :func:`assocmem.sweeps.smallest_width`), what ``capacity_search(facts, "whitened", seed,
