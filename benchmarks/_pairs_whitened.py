@@ -16,7 +16,10 @@ extra: fast, no reuse    the same search path, every width built from scratch by
                          what the reuse alone saves
 =======================  ==========================================================================
 
-All three must find the same width (asserted when built and after every timed call).
+All three must find the same width: asserted when the pair is built (and the fast and reference
+searches must evaluate the same widths with the same accuracies); every timed no-reuse call checks
+its width against the fast one, and ``bench_ratios.main`` checks ``extra_check`` (fast against
+reference) after the rounds, as for ``capacity_pair``.
 
     python benchmarks/_pairs_whitened.py [rounds]     # a short stand-alone run, 1 thread
 """
@@ -85,7 +88,8 @@ if __name__ == "__main__":
     torch.set_num_threads(1)
     pair = whitened_nested_search_pair(int(sys.argv[1]) if len(sys.argv) > 1 else 2)
     res = run_pair(pair)
+    scratch = fmt_time(res["extra:fast builds, no reuse"])
     print(f"{pair.name}: fast {fmt_time(res['fast'])}, ref {fmt_time(res['ref'])}, ratio {res['ratio']:.1f}x "
-          f"[{res['ratio_lo']:.1f}-{res['ratio_hi']:.1f}]; no reuse {fmt_time(res['extra:fast builds, no reuse'])}"
+          f"[{res['ratio_lo']:.1f}-{res['ratio_hi']:.1f}]; no reuse {scratch}"
           f"; m = {pair.extra_check['fast']}; others {100 * (res['others_share'] or 0):.0f} % CPU, "
           f"load {res['loadavg_start']:.2f}->{res['loadavg_end']:.2f}")

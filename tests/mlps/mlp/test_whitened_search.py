@@ -64,8 +64,10 @@ def test_default_draw_is_todays_block_draw_bit_for_bit():
     facts = _f64(make_fact_set(100, 16, seed=1))
     m = 37
     AG = torch.randn(2 * m, 16, generator=torch.Generator().manual_seed(4), dtype=F64) * m ** -0.25
-    for model in (hebbian_mlp(facts, m, "full", seed=4), hebbian_mlp(facts, m, "full", seed=4, draw="block"),
-                  hebbian_mlp_reference(facts, m, seed=4), hebbian_mlp_reference(facts, m, seed=4, draw="block")):
+    models = (hebbian_mlp(facts, m, "full", seed=4), hebbian_mlp(facts, m, "full", seed=4, draw="block"),
+              hebbian_mlp_reference(facts, m, seed=4),
+              hebbian_mlp_reference(facts, m, seed=4, draw="block"))
+    for model in models:
         assert torch.equal(model.A, AG[:m]) and torch.equal(model.G, AG[m:])
         assert "draw" not in model.info
     plain = hebbian_mlp(facts, m, "none", seed=4)
