@@ -268,7 +268,8 @@ def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str,
     Returns
     -------
     FactSet
-        Keys ``(F, d)``, values ``(F, d)`` (the permuted keys), identity map; in torch's default dtype (float32 unless changed; the constructions compute in float64).
+        Keys ``(F, d)``, values ``(F, d)`` (the permuted keys), identity map; in torch's
+        default dtype (float32 unless changed; the constructions compute in float64).
 
     Raises
     ------
