@@ -35,3 +35,18 @@ def test_point_keys_and_seeds_are_stable():
     assert point_seed(cfg, {"i": 1}) == a  # deterministic
     assert point_seed(ToyConfig(3, seed=1), {"i": 1}) != a  # depends on the base seed
     assert point_seed(cfg, {"i": 1}) == 3209170894  # same on every machine and Python version
+
+
+def test_config_to_json_leaves_out_an_omit_default_field_at_its_default():
+    import dataclasses
+
+    from assocmem.sweeps.config import OMIT_DEFAULT, config_to_json
+
+    @dataclasses.dataclass(frozen=True)
+    class Cfg:
+        a: int = 1
+        opt: str = dataclasses.field(default="off", metadata={OMIT_DEFAULT: True})
+        plain: str = "x"
+
+    assert config_to_json(Cfg()) == {"a": 1, "plain": "x"}
+    assert config_to_json(Cfg(opt="on")) == {"a": 1, "opt": "on", "plain": "x"}

@@ -57,7 +57,10 @@ with torch's threads capped at the cores other processes leave free
 plain search it is benchmarked beside: bisection over ``[lo, hi]``
 (:func:`assocmem.sweeps.smallest_width_reference`) with the plain constructions
 (:func:`assocmem.mlps.mlp.hebbian_mlp_reference`,
-:func:`assocmem.mlps.mlp.data_dependent_mlp_reference`).
+:func:`assocmem.mlps.mlp.data_dependent_mlp_reference`). Opt-in (``draw="nested"``, config field
+``whitened_draw``): the whitened search with nested unit weights, which reuses the features and
+Gram matrix of the largest width built so far (:mod:`assocmem.mlps.mlp.whitened_search`); every
+preset and committed result uses the default draw.
 
 References
 ----------
@@ -84,10 +87,11 @@ from assocmem.mlps.margins.decoding import accuracy
 from assocmem.mlps.mlp import (data_dependent_mlp, data_dependent_mlp_reference, hebbian_mlp,
                                hebbian_mlp_reference, ntk_mlp, train_mlp, train_mlps)
 from assocmem.sweeps import spread
-from assocmem.sweeps.config import point_seed
+from assocmem.sweeps.config import OMIT_DEFAULT, point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.sweeps.search import SearchResult, smallest_width, smallest_width_batched, smallest_width_reference
 from assocmem.devices import resolve_device
+from assocmem.mlps.mlp._common import DRAWS, _check_draw
 
 from typing import TYPE_CHECKING
 
@@ -143,8 +147,9 @@ class CapacityConfig:
         On construction: ``dims`` not integers ``>= 2``, ``alphas`` not positive real numbers,
         unknown methods or geometries, a ``beta`` that is not a real ``> -1``, a ``gd_lr`` that is
         not a real ``> 0``, a ``gd_max_alpha`` that is not a real number, ``gd_epochs``,
-        ``gd_trainings``, ``lo`` or ``hi`` that are not positive integers, ``lo > hi``, a negative ``verify`` or a non-integer
-        ``seed`` (booleans and strings are refused throughout). The fields are stored as given.
+        ``gd_trainings``, ``lo`` or ``hi`` that are not positive integers, ``lo > hi``, a negative ``verify``, a non-integer
+        ``seed`` or a ``whitened_draw`` that is not one of ``("block", "nested")`` (booleans and
+        strings are refused throughout). The fields are stored as given.
 
     Notes
     -----
@@ -172,6 +177,9 @@ class CapacityConfig:
     verify: int = 2  # widths above the answer that must also reach 100 %
     seed: int = 0  # base seed of fact sets, spike directions and weights
     notes: tuple[str, ...] = field(default=())  # deviations from the paper's protocol, for the record
+    # draw of the whitened method's unit weights (capacity_search's draw); "block" is every
+    # committed result and is left out of the stored config (OMIT_DEFAULT), "nested" reuses work
+    whitened_draw: str = field(default="block", metadata={OMIT_DEFAULT: True})
 
     def __post_init__(self):
         # validates only; the fields are stored as given (the point seeds hash them)
@@ -201,6 +209,8 @@ class CapacityConfig:
         bad = [g for g in self.geometries if g not in GEOMETRIES]
         if bad or not self.geometries:
             raise ValueError(f"unknown geometry(ies) {bad}; valid geometries: {', '.join(GEOMETRIES)}")
+        if not isinstance(self.whitened_draw, str) or self.whitened_draw not in DRAWS:
+            raise ValueError(f"whitened_draw must be one of {DRAWS}; got {self.whitened_draw!r}")
 
 
 def num_facts(alpha: float, d: int) -> int:
@@ -258,7 +268,8 @@ def capacity_fact_set(config: CapacityConfig, d: int, F: int, geometry: str,
     Returns
     -------
     FactSet
-        Keys ``(F, d)``, values ``(F, d)`` (the permuted keys), identity map; float64.
+        Keys ``(F, d)``, values ``(F, d)`` (the permuted keys), identity map; in torch's
+        default dtype (float32 unless changed; the constructions compute in float64).
 
     Raises
     ------
@@ -394,6 +405,7 @@ def capacity_search(
     device: str | torch.device | None = None,
     target: float = 1.0,
     batch: int = 2,
+    draw: str = "block",
 ) -> SearchResult:
     """Smallest width at which ``method`` stores every fact of ``facts`` (App. A.3.1).
 
@@ -402,9 +414,7 @@ def capacity_search(
     value row, Definition 2.1); :func:`assocmem.sweeps.smallest_width` does the rest. GD trains
     up to ``batch`` widths at once (:func:`assocmem.mlps.mlp.train_mlps`, speculative widths
     chosen by :func:`assocmem.sweeps.smallest_width_batched`: the same search path and answer as
-    :func:`~assocmem.sweeps.smallest_width` for the accuracies the trainings give);
-    :func:`capacity_search_reference` with ``method="gd"`` is the one-width-at-a-time loop it is
-    benchmarked against.
+    :func:`~assocmem.sweeps.smallest_width` for the accuracies the trainings give).
 
     Parameters
     ----------
@@ -421,8 +431,12 @@ def capacity_search(
         as App. A.5.3's 0.98.
     batch : int, default 2
         GD only: most widths trained at once (1: one at a time, in the sequential search's order).
-        On two CPU cores 2 and 3 cost about the same (the speculative widths cost what the
-        stacking saves); a GPU, where one more probe in the stack costs little, favours more.
+    draw : {"block", "nested"}, default "block"
+        ``whitened`` only: the draw of the unit weights (``hebbian_mlp``'s ``draw``). ``"block"``
+        (every committed result) builds each width from scratch; ``"nested"`` runs
+        :func:`assocmem.mlps.mlp.whitened_search.whitened_nested_search`, which reuses the features
+        and Gram matrix of the largest width built so far (another sample of the weights, so
+        possibly another width).
 
     Returns
     -------
@@ -433,7 +447,8 @@ def capacity_search(
     Raises
     ------
     ValueError
-        An unknown method, a bad search range, or a ``batch`` that is not an integer ``>= 1``.
+        An unknown method, a bad search range, a ``batch`` that is not an integer ``>= 1``, an
+        unknown ``draw``, or ``draw="nested"`` with a method other than ``whitened``.
 
     References
     ----------
@@ -443,6 +458,12 @@ def capacity_search(
     device = resolve_device(device)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
+    if _check_draw(draw) == "nested":
+        if method != "whitened":
+            raise ValueError(f"draw='nested' is implemented for method 'whitened' only; got {method!r}")
+        from assocmem.mlps.mlp.whitened_search import whitened_nested_search
+
+        return whitened_nested_search(facts, seed, lo=lo, hi=hi, verify=verify, target=target, ridge=_RIDGE)
 
     if method == "gd":
         def accuracies_at(widths: list[int]) -> list[float]:
@@ -692,8 +713,9 @@ def capacity_point(config: CapacityConfig, point: dict, device: torch.device) ->
     method, d, F = point["method"], point["d"], point["F"]
     facts = capacity_fact_set(config, d, F, point["geometry"], device=device)
     seed = weights_seed(config, point)
-    res = capacity_search(facts, method, seed, lo=config.lo, hi=config.hi,
-                          verify=config.verify, epochs=config.gd_epochs, lr=config.gd_lr, device=device)
+    draw = config.whitened_draw if method == "whitened" else "block"
+    res = capacity_search(facts, method, seed, lo=config.lo, hi=config.hi, verify=config.verify,
+                          epochs=config.gd_epochs, lr=config.gd_lr, device=device, draw=draw)
     return {
         **search_columns(res, d),
         "epochs": config.gd_epochs if method == "gd" else None,

@@ -37,7 +37,14 @@ __all__ = [
     "point_seed",
     "config_to_json",
     "override",
+    "OMIT_DEFAULT",
 ]
+
+#: Metadata key of a config field that :func:`config_to_json` leaves out while the field holds its
+#: default: ``dataclasses.field(default=..., metadata={OMIT_DEFAULT: True})``. An opt-in field added
+#: to an existing config this way keeps the stored config of every run made without it (and so
+#: the committed results of its presets) equal to what the preset produces.
+OMIT_DEFAULT = "omit_default"
 
 #: Columns the engine adds to every row; neither a point nor a result may use these names.
 RESERVED_COLUMNS = ("seed", "wall_time_s")
@@ -232,6 +239,9 @@ def override(config: Any, assignments: Mapping[str, str]) -> Any:
 def config_to_json(config: Any) -> dict:
     """``dataclasses.asdict(config)`` as it reads back from JSON (tuples become lists).
 
+    A field marked with :data:`OMIT_DEFAULT` in its metadata is left out while it equals its
+    default (so adding such a field changes no stored config).
+
     Raises
     ------
     TypeError
@@ -241,8 +251,12 @@ def config_to_json(config: Any) -> dict:
     """
     if not dataclasses.is_dataclass(config) or isinstance(config, type):
         raise TypeError(f"a sweep config must be a dataclass instance; got {type(config).__name__}")
+    data = dataclasses.asdict(config)
+    for f in dataclasses.fields(config):
+        if f.metadata.get(OMIT_DEFAULT) and data.get(f.name) == f.default:
+            del data[f.name]
     try:
-        return json.loads(json.dumps(dataclasses.asdict(config), allow_nan=False))
+        return json.loads(json.dumps(data, allow_nan=False))
     except TypeError as exc:
         raise TypeError(f"config {type(config).__name__} holds a value JSON cannot store: {exc}") from None
     except ValueError:

@@ -29,7 +29,11 @@ module                   holds                                                  
 ``gradient_descent``     :func:`train_mlp`: the full-batch Adam baseline of App. A.1.1;       10, 13
                          :func:`train_mlps` (several widths trained as one stack, the
                          capacity search's fast path) and :func:`train_mlps_reference`
-``_common``              private argument checks and the seeded Gaussian draw
+``whitened_search``      the whitened capacity search over nested draws                       13
+                         (``draw="nested"``), reusing features and Gram matrix across
+                         widths: ``NestedWhitenedCache``, ``whitened_nested_search`` and
+                         its plain ``whitened_nested_search_reference`` (not re-exported)
+``_common``              private argument checks and the seeded Gaussian draws (block, nested)
 =======================  ===================================================================  ========
 
 Chapter 10 is "Facts, margins and the counting bound", 11 "MLPs are kernel Hebbians" (it calls

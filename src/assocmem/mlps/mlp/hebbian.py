@@ -45,7 +45,8 @@ from assocmem._checks import as_bool
 from assocmem.benchmarking import load_capped_threads
 from assocmem._checks import positive_int as _positive_int, seed_int as _seed
 from assocmem.mlps.facts import FactSet
-from assocmem.mlps.mlp._common import _F64, _checked_facts, _gaussian, _nonneg_float
+from assocmem.mlps.mlp._common import (_F64, _check_draw, _checked_facts, _gaussian, _nested_unit_weights,
+                                      _nonneg_float)
 from assocmem.mlps.mlp.architectures import BilinearMLP, ExactK2Memory, _stacked_features
 from assocmem.mlps.mlp.readout import _check_whitening, hebbian_readout, hebbian_readout_reference
 
@@ -66,11 +67,12 @@ def hebbian_mlp(
     branch: str = "auto",
     require_unit_keys: bool = True,
     return_features: bool = False,
+    draw: str = "block",
 ) -> BilinearMLP | tuple[BilinearMLP, torch.Tensor]:
     """Sketched-``K_2`` Hebbian MLP of Algorithm 1, with optional readout whitening.
 
     1. Draw ``A_bar, G_bar`` iid ``N(0, 1)`` of shape ``(m, d)`` (one generator seeded with
-       ``seed``; ``A_bar`` first) and set ``A = m^{-1/4} A_bar``, ``G = m^{-1/4} G_bar``, so the
+       ``seed``; ``A_bar`` first; see ``draw`` for the two orders) and set ``A = m^{-1/4} A_bar``, ``G = m^{-1/4} G_bar``, so the
        features are ``g(x) = (A_bar x) * (G_bar x) / sqrt(m)`` (lines 1-2).
     2. ``Phi`` ``(F, m)`` with rows ``g(k_i)``; ``C_f`` ``(F, d)`` with rows ``v_f(i)`` (lines 3-4).
     3. Readout by :func:`hebbian_readout`: ``none`` ``B0 = C_f^T Phi / F``; ``diag`` divides each
@@ -109,6 +111,18 @@ def hebbian_mlp(
         keys are ``Phi @ model.B.T`` without computing the features again (e.g. its accuracy by
         :func:`assocmem.mlps.margins.accuracy_from_outputs`, as ``benchmarks/bench_mlp.py`` times
         construction plus accuracy).
+    draw : {"block", "nested"}, default "block"
+        How ``A_bar, G_bar`` come from the generator (CPU, seeded with ``seed``, float64, then
+        moved to the fact set's device). ``"block"`` (the default, every committed result): one
+        ``torch.randn(2m, d)``, rows ``:m`` are ``A_bar`` and rows ``m:`` ``G_bar``; since torch's
+        CPU normal sampler is not prefix-consistent across sizes, widths ``m < M`` share no rows.
+        ``"nested"``: ``ceil(m / 64)`` chunks, chunk ``j`` one ``torch.randn(2, 64, d)`` call (its
+        first ``(64, d)`` half rows ``64 j ..`` of ``A_bar``, its second those of ``G_bar``), cut
+        to ``m`` rows: width ``m``'s unit weights are, bit for bit, the first ``m`` rows of any
+        larger width's (so are the unscaled features ``sqrt(m) Phi``), which lets a capacity
+        search reuse features and Gram matrices across widths
+        (:func:`assocmem.mlps.mlp.whitened_search.whitened_nested_search`). The two draws give
+        different, equally distributed weights (another sample of the same construction).
 
     Returns
     -------
@@ -126,8 +140,8 @@ def hebbian_mlp(
     ValueError
         Not a FactSet, ``m < 1``, keys off the sphere, an unknown mode or branch, a ridge that is
         negative, non-finite or not a real number, a singular system with ``ridge = 0``, a
-        ``require_unit_keys`` or ``return_features`` that is not a bool, or a readout that
-        overflows float64.
+        ``require_unit_keys`` or ``return_features`` that is not a bool, an unknown ``draw``, or
+        a readout that overflows float64.
 
     References
     ----------
@@ -150,11 +164,15 @@ def hebbian_mlp(
             raise ValueError(f"branch must be 'auto', 'primal' or 'dual'; got {branch!r}")
         ridge = _nonneg_float("ridge", ridge)
         return_features = as_bool(return_features, "return_features")
+        draw = _check_draw(draw)
         gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
         dev = facts.keys.device
         K = facts.keys.to(_F64)  # (F, d)
         d = K.shape[1]
-        AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d): [A; G]
+        if draw == "block":
+            AG = _gaussian(2 * m, d, gen).to(dev).mul_(m ** -0.25)  # (2m, d): [A; G]
+        else:
+            AG = torch.cat(_nested_unit_weights(m, d, gen)).to(dev).mul_(m ** -0.25)  # (2m, d): [A; G]
         A, G = AG[:m], AG[m:]
         Phi = _stacked_features(K, AG)  # (F, m), = bilinear_features(K, A, G)
         B = hebbian_readout(Phi, facts.targets.to(_F64), whitening, ridge, branch)  # (d, m)
@@ -163,14 +181,17 @@ def hebbian_mlp(
     used = branch if branch != "auto" else ("primal" if m <= K.shape[0] else "dual")
     model.info = {"whitening": whitening, "ridge": float(ridge), "seed": int(seed),
                   "branch": used if whitening == "full" else None}
+    if draw != "block":
+        model.info["draw"] = draw
     return (model, Phi) if return_features else model
 
 
-def hebbian_mlp_reference(facts: FactSet, m: int, ridge: float = 1e-6, seed: int = 0) -> BilinearMLP:
+def hebbian_mlp_reference(facts: FactSet, m: int, ridge: float = 1e-6, seed: int = 0, *,
+                          draw: str = "block") -> BilinearMLP:
     """Plain reference for ``hebbian_mlp(facts, m, "full", ridge, seed)``: the whitened construction.
 
-    The same weights (``A_bar, G_bar`` drawn as one ``(2m, d)`` block from a generator seeded
-    with ``seed``, ``A_bar`` first, scaled by ``m^{-1/4}``), the features as two plain GEMMs
+    The same weights (with the default ``draw``: ``A_bar, G_bar`` drawn as one ``(2m, d)`` block
+    from a generator seeded with ``seed``, ``A_bar`` first, scaled by ``m^{-1/4}``), the features as two plain GEMMs
     ``(K A^T) * (K G^T)`` and the readout by
     :func:`~assocmem.mlps.mlp.readout.hebbian_readout_reference` (whole Gram matrix, one
     ``torch.linalg.solve``; primal for ``m <= F``, dual otherwise). No blocking, no thread
@@ -186,6 +207,9 @@ def hebbian_mlp_reference(facts: FactSet, m: int, ridge: float = 1e-6, seed: int
     ridge : float, default 1e-6
         ``lambda > 0``.
     seed : int, default 0
+    draw : {"block", "nested"}, default "block"
+        The draw of ``A_bar, G_bar``, as in :func:`hebbian_mlp` (``"nested"``: 64-row chunks,
+        each width's unit weights the first rows of every larger width's).
 
     Returns
     -------
@@ -195,8 +219,8 @@ def hebbian_mlp_reference(facts: FactSet, m: int, ridge: float = 1e-6, seed: int
     Raises
     ------
     ValueError
-        Not a FactSet, keys off the sphere, ``m < 1``, or a ridge that is not a finite real
-        ``> 0``.
+        Not a FactSet, keys off the sphere, ``m < 1``, a ridge that is not a finite real
+        ``> 0``, or an unknown ``draw``.
 
     References
     ----------
@@ -206,7 +230,10 @@ def hebbian_mlp_reference(facts: FactSet, m: int, ridge: float = 1e-6, seed: int
     m = _positive_int("m", m)
     gen = torch.Generator(device="cpu").manual_seed(_seed(seed))
     K = facts.keys.to(_F64)  # (F, d)
-    AG = torch.randn(2 * m, K.shape[1], generator=gen, dtype=_F64).to(K.device) * m ** -0.25
+    if _check_draw(draw) == "block":
+        AG = torch.randn(2 * m, K.shape[1], generator=gen, dtype=_F64).to(K.device) * m ** -0.25
+    else:
+        AG = torch.cat(_nested_unit_weights(m, K.shape[1], gen)).to(K.device) * m ** -0.25
     A, G = AG[:m], AG[m:]  # (m, d) each
     Phi = (K @ A.T) * (K @ G.T)  # (F, m)
     B = hebbian_readout_reference(Phi, facts.targets.to(_F64), ridge)  # (d, m)
