@@ -1,0 +1,458 @@
+"""The library against the seed's own public code, timed interleaved in one process (issue 30).
+
+    python benchmarks/bench_authors.py --hebbian-mlps PATH            # 10-20 min, most of it their search
+    python benchmarks/bench_authors.py --hebbian-mlps PATH --quick    # fewer steps and rounds
+
+``PATH`` is a checkout of https://github.com/HazyResearch/hebbian-mlps at commit
+41443978d2261f30a9749fe7a286c95be08b331e (fetched by whoever runs the benchmark; none of its
+code is in this repository). ``PATH/src`` goes on ``sys.path`` and its package ``hebbian`` is
+imported as published; nothing of it is patched, except that the capacity search may hand their
+``run_mlp_experiment`` our fact set (see below).
+
+Pairs (theirs against ours, the same inputs on both sides):
+
+* **GD MLP** (d = 64, F = 256, m = 8 and m = 256; float32; a fixed number of full-batch Adam
+  steps, the loss cutoff off on both sides): theirs ``hebbian.mlp_core.mlp_gd.get_gd_mlp`` with
+  the config their capacity experiment uses (identity gate, no bias), ``cutoff=None`` and
+  ``verbose`` off (their metric evaluation every 1,000 epochs and final accuracy and MSE kept as
+  published); ours
+  ``train_mlp(facts, m, epochs=N, tol=0, dtype=torch.float32)``, and, where the library has it,
+  the batched trainer ``train_mlps(facts, [m], ...)`` timed in the same rounds (and once more for
+  both widths in one call against their two calls).
+* **GD capacity search** (d = 32, F = 64, the same number of epochs on both sides): theirs is the
+  loop of their ``expts/mlp_capacity/run.py::_run_binary_searches_locally`` (bisection over a
+  float m in [1, 65536] until ``hi - lo < 0.05``, every probe ``max(1, round(m))`` trained from
+  scratch by their ``run_mlp_experiment`` with method ``gd``, ``gd_num_epochs`` set, seed 42, and
+  success at accuracy 1), written out here and calling their function; ours
+  ``capacity_search(facts, "gd", 0, epochs=N)`` (gallop, bisection, two verification widths).
+  Both keep their published loss cutoff 1e-7. By default their ``run_mlp_experiment`` is handed
+  our fact set (its call to ``hebbian.data.synthetics.generate_factset`` is answered with our
+  facts, converted to their ``Factset``); ``--their-factsets`` lets it draw its own, a different
+  fact set of the same (d, F) at every probe (their mapping is drawn from numpy's unseeded global
+  generator).
+* **Whitened construction + accuracy** (d = 64, F = 1024, m = 512, ridge 1e-6, float64): theirs
+  ``HebbianMethod`` (``variant="whitened"``) through their registry, as their
+  ``run_mlp_experiment`` calls it (``fit_or_construct`` builds and scores); ours
+  ``hebbian_mlp(facts, m, "full", ridge=1e-6)`` and ``accuracy``.
+* **Data-dependent + accuracy** (the same facts, m = 256): theirs ``variant="data_dependent"``;
+  ours ``data_dependent_mlp(facts, 256, ridge=1e-6)`` and ``accuracy`` (their construction
+  scores its model inside, so ours is scored too).
+
+Each pair is timed in rounds, alternating which side goes first; the ratio of a round is their
+time / our time, and the table gives the median over rounds and the range, at
+``torch.set_num_threads(1)`` and then 2. For each block the script records the 1-minute load
+average at its start and end and the share of the machine's CPU that other processes used
+(:class:`assocmem.benchmarking.CpuLoad`). The library's thread rule (``ASSOCMEM_LOAD_CAP``) is
+left as the environment sets it (off by default), so both sides run at torch's thread setting.
+Their code prints a line per GD training, and in the capacity search (their config leaves
+``verbose`` on there) a tqdm bar and a log line every 100 epochs; the standard output and error
+of both sides go to an in-memory sink while timed.
+
+Absolute times are this machine's only; the ratios are what carries over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from assocmem.benchmarking import CpuLoad, load_cap_enabled, machine_info
+
+COMMIT = "41443978d2261f30a9749fe7a286c95be08b331e"
+PRECISION = 0.05  # their binary_search_precision
+SEARCH_RANGE = (1.0, 65536.0)  # their binary_search_range
+THEIR_SEED = 42  # their ExperimentConfig.seed
+
+
+@dataclass
+class Pair:
+    name: str
+    ours: object
+    theirs: object
+    rounds: int
+    calls: tuple[int, int] = (1, 1)  # calls per round (ours, theirs)
+    extra: dict = field(default_factory=dict)  # label -> another "ours", timed in the same rounds
+    warmup: bool = True
+    notes: list = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Swallow standard output and error (their GD prints a line per training, and the
+    capacity experiment's config leaves their tqdm bar and per-100-epoch log on)."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        yield
+
+
+def _time(fn, calls: int) -> float:
+    """Median seconds of ``calls`` calls, standard output and error swallowed."""
+    times = []
+    for _ in range(calls):
+        with _quiet():
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def run_pair(pair: Pair) -> dict:
+    """Interleaved rounds; ratios their time / our time, medians and ranges over rounds."""
+    if pair.warmup:
+        for fn in (pair.ours, pair.theirs, *pair.extra.values()):
+            with _quiet():
+                fn()
+    t_ours, t_theirs, ratios = [], [], []
+    t_extra = {k: [] for k in pair.extra}
+    r_extra = {k: [] for k in pair.extra}
+    with CpuLoad() as load:
+        for r in range(pair.rounds):
+            sides = [("ours", pair.ours, pair.calls[0]), ("theirs", pair.theirs, pair.calls[1])]
+            sides += [(k, fn, pair.calls[0]) for k, fn in pair.extra.items()]
+            if r % 2:
+                sides.reverse()
+            t = {name: _time(fn, calls) for name, fn, calls in sides}
+            t_ours.append(t["ours"])
+            t_theirs.append(t["theirs"])
+            ratios.append(t["theirs"] / t["ours"])
+            for k in pair.extra:
+                t_extra[k].append(t[k])
+                r_extra[k].append(t["theirs"] / t[k])
+    out = {"ours": statistics.median(t_ours), "theirs": statistics.median(t_theirs),
+           "ratio": (statistics.median(ratios), min(ratios), max(ratios)),
+           "extra": {k: (statistics.median(t_extra[k]), statistics.median(v), min(v), max(v))
+                     for k, v in r_extra.items()}}
+    out.update(load.summary())
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# their side: a Factset from ours
+
+
+def their_factset(facts, dtype=None):
+    """Their ``Factset`` holding our keys, value table and map (no copy of their code)."""
+    from hebbian.data.synthetics.factsets import BijectiveMapping, Factset
+
+    keys, values = facts.keys, facts.values
+    if dtype is not None:
+        keys, values = keys.to(dtype), values.to(dtype)
+    mapping = BijectiveMapping(inputs=list(range(facts.num_facts)),
+                               outputs=[int(v) for v in facts.mapping.tolist()])
+    return Factset(input_embeddings=keys, output_embeddings=values, mapping=mapping,
+                   d_model=facts.dim, vocab_size=facts.num_facts)
+
+
+def their_gd(factset, m: int, epochs: int):
+    """Their GD baseline with the capacity experiment's config (``_run_gd``), the cutoff off."""
+    from hebbian.mlp_core.mlp_gd import GDMLPConfig, get_gd_mlp
+
+    cfg = GDMLPConfig()
+    cfg.m = m
+    cfg.shared.device = "cpu"
+    cfg.shared.build_dtype = torch.float32
+    cfg.shared.verbose = False
+    cfg.shared.mlp_config.activation.activation = "identity"
+    cfg.bias = False
+    cfg.num_epochs = epochs
+    cfg.cutoff = None
+    return get_gd_mlp(factset, cfg)
+
+
+def their_hebbian(factset, m: int, variant: str):
+    """Their Hebbian construction through their registry, as their ``_run_hebbian`` calls it."""
+    import hebbian.methods.hebbian  # noqa: F401  (registers the method)
+    from hebbian.core.registry import Registry
+    from hebbian.methods.hebbian import HebbianConfig
+    from hebbian.mlp_core.task import SharedConstructionConfig
+
+    cfg = HebbianConfig(m=m, variant=variant, ridge=1e-6)
+    cfg.shared = SharedConstructionConfig(device="cpu", build_dtype=torch.float64, verbose=False)
+    method = Registry.get_method("hebbian")()
+    method.initialize(cfg)
+    return method.fit_or_construct(factset)
+
+
+@contextlib.contextmanager
+def feed_factset(factset):
+    """Answer their ``generate_factset`` with ``factset`` for the duration (None: leave it)."""
+    if factset is None:
+        yield
+        return
+    import hebbian.data.synthetics as synthetics
+
+    original = synthetics.generate_factset
+
+    def fake(*, d_model, vocab_size, **kwargs):
+        if (d_model, vocab_size) != (factset.d_model, factset.vocab_size):
+            raise RuntimeError(f"asked for d={d_model}, F={vocab_size}; fed d={factset.d_model}, "
+                               f"F={factset.vocab_size}")
+        return factset
+
+    synthetics.generate_factset = fake
+    try:
+        yield
+    finally:
+        synthetics.generate_factset = original
+
+
+def their_search(d: int, F: int, epochs: int, factset=None) -> tuple[int | None, int, int]:
+    """The loop of their ``_run_binary_searches_locally`` for one (gd, d, F) point.
+
+    Returns (the m their search reports, probes trained, distinct widths trained).
+    """
+    from hebbian.expts.mlp_capacity.helpers import run_mlp_experiment
+
+    spec = {"mlp_method": "gd", "mlp_dtype": None, "mlp_method_kwargs": None,
+            "capacity_multiplier": 1.0, "gd_num_epochs": epochs}  # their _METHOD_SPECS["gd"]
+    lo, hi = SEARCH_RANGE
+    achieved, probes, widths = None, 0, set()
+    with feed_factset(factset):
+        while (hi - lo) >= PRECISION:
+            mid = (lo + hi) / 2
+            m_int = max(1, int(round(float(mid))))
+            probes += 1
+            widths.add(m_int)
+            try:
+                res = run_mlp_experiment(
+                    d_model=d, num_facts=F, m=m_int, method_label="gd", method_spec=spec,
+                    device="cpu", seed=THEIR_SEED, mapping_type="random",
+                    facts_multiplier=F / d**2, embedding_init="spherical", tie_embeddings=True,
+                    spike_beta=0.0, spike_target="both", spike_seed=42, embeddings_dir=None)
+                ok = res.get("best_acc", 0.0) >= 1.0
+            except Exception:  # a failed job counts as a failed probe, as in their loop
+                ok = False
+            if ok:
+                achieved, hi = m_int, mid
+            else:
+                lo = mid
+    return achieved, probes, len(widths)
+
+
+# ------------------------------------------------------------------------------------------------
+# the pairs
+
+
+def _train_mlps():
+    try:
+        from assocmem.mlps.mlp.gradient_descent import train_mlps
+    except ImportError:
+        return None
+    return train_mlps
+
+
+def gd_pairs(steps: int, rounds: int) -> list[Pair]:
+    from assocmem.mlps.facts import make_fact_set
+    from assocmem.mlps.mlp import train_mlp
+
+    d, F, widths = 64, 256, (8, 256)
+    facts = make_fact_set(F, d, tied=True, seed=0)
+    theirs_fs = their_factset(facts)
+    train_mlps = _train_mlps()
+    pairs = []
+    for m in widths:
+        pair = Pair(f"GD MLP m={m}, {steps} steps",
+                    lambda m=m: train_mlp(facts, m, epochs=steps, tol=0, dtype=torch.float32),
+                    lambda m=m: their_gd(theirs_fs, m, steps), rounds)
+        if train_mlps is not None:
+            pair.extra["ours batched: train_mlps(facts, [m])"] = (
+                lambda m=m: train_mlps(facts, [m], epochs=steps, tol=0, dtype=torch.float32))
+        pair.warmup = False  # the accuracy check below is both sides' untimed first call
+        ours = train_mlp(facts, m, epochs=steps, tol=0, dtype=torch.float32)
+        with _quiet():
+            _, info = their_gd(theirs_fs, m, steps)
+        for fn in pair.extra.values():
+            fn()
+        pair.notes.append(f"accuracy after {steps} steps: ours {ours.info['accuracy']:.3f}, "
+                          f"theirs {info['final_accuracy']:.3f} (d={d}, F={F}, float32)")
+        pairs.append(pair)
+    if train_mlps is not None:
+        pairs.append(Pair(f"GD MLP m={widths[0]} and {widths[1]}, {steps} steps",
+                          lambda: train_mlps(facts, list(widths), epochs=steps, tol=0,
+                                             dtype=torch.float32),
+                          lambda: [their_gd(theirs_fs, m, steps) for m in widths], rounds,
+                          notes=["ours: one train_mlps call; theirs: one get_gd_mlp per width"]))
+    else:
+        pairs[0].notes.append("train_mlps (batched trainer) not importable: its lines skipped")
+    return pairs
+
+
+def search_pair(epochs: int, rounds: int, feed: bool) -> Pair:
+    from assocmem.mlps.capacity_sweeps import capacity_search
+    from assocmem.mlps.facts import make_fact_set
+
+    d, F = 32, 64
+    facts = make_fact_set(F, d, tied=True, seed=0)
+    fs = their_factset(facts) if feed else None
+    found = {}
+
+    def ours():
+        res = capacity_search(facts, "gd", 0, epochs=epochs)
+        found["ours"] = (res.m, len(res.evaluations), len(res.evaluations))
+
+    def theirs():
+        found["theirs"] = their_search(d, F, epochs, fs)
+
+    pair = Pair(f"GD capacity search d={d} F={F}, {epochs} epochs", ours, theirs, rounds,
+                warmup=False)
+    pair.found = found
+    pair.notes.append("their loop: bisection over float m in [1, 65536] to 0.05, each probe "
+                      "round(m) trained from scratch (repeats included); ours: gallop, bisection, "
+                      "2 verification widths, no width twice; loss cutoff 1e-7 on both sides")
+    pair.notes.append("fact set: " + ("the same on both sides (ours, handed to their "
+                                      "run_mlp_experiment)" if feed else
+                                      "theirs drawn by their generator at every probe (seed 42 "
+                                      "embeddings, numpy-global mapping): not the same as ours"))
+    return pair
+
+
+def hebbian_pairs(rounds: int, calls: int) -> list[Pair]:
+    from assocmem.mlps.facts import make_fact_set
+    from assocmem.mlps.margins import accuracy
+    from assocmem.mlps.mlp import data_dependent_mlp, hebbian_mlp
+
+    d, F = 64, 1024
+    facts = make_fact_set(F, d, tied=True, seed=0)
+    fs = their_factset(facts, torch.float64)
+
+    def ours_whitened():
+        return accuracy(hebbian_mlp(facts, 512, "full", ridge=1e-6), facts)
+
+    def ours_dd():
+        return accuracy(data_dependent_mlp(facts, 256, ridge=1e-6), facts)
+
+    out = []
+    for name, ours, theirs in (
+            ("whitened + accuracy m=512", ours_whitened, lambda: their_hebbian(fs, 512, "whitened")),
+            ("data-dependent + accuracy m=256", ours_dd,
+             lambda: their_hebbian(fs, 256, "data_dependent"))):
+        pair = Pair(name, ours, theirs, rounds, calls=(calls, calls), warmup=False)  # warmed below
+        pair.notes.append(f"accuracy: ours {ours():.4f}, theirs {theirs()[1]['accuracy']:.4f} "
+                          f"(d={d}, F={F}, ridge 1e-6, float64)")
+        out.append(pair)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def _fmt_time(s: float) -> str:
+    return f"{s:.3f} s" if s >= 1 else f"{s * 1e3:.1f} ms"
+
+
+def _fmt_ratio(r) -> str:
+    med, lo, hi = r
+    return f"{med:.2f}x [{lo:.2f}-{hi:.2f}]"
+
+
+def _their_commit(path: Path) -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (git not available)"
+    if out.returncode != 0:
+        return "unknown (not a git checkout)"
+    sha = out.stdout.strip()
+    return sha + ("" if sha == COMMIT else f"  (NOT the benchmarked commit {COMMIT})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hebbian-mlps", required=True, type=Path,
+                        help=f"checkout of HazyResearch/hebbian-mlps (commit {COMMIT[:8]})")
+    parser.add_argument("--quick", action="store_true",
+                        help="200 GD steps, 3 rounds, search at 200 epochs, one round")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2],
+                        help="torch thread counts, in order (default 1 2)")
+    parser.add_argument("--steps", type=int, default=None, help="GD steps (default 1000; quick 200)")
+    parser.add_argument("--search-epochs", type=int, default=None,
+                        help="epochs of every search probe, both sides (default 2000; quick 200)")
+    parser.add_argument("--search-rounds", type=int, default=None,
+                        help="rounds of the capacity search pair (default 1)")
+    parser.add_argument("--no-search", action="store_true", help="skip the capacity search pair")
+    parser.add_argument("--their-factsets", action="store_true",
+                        help="let their run_mlp_experiment draw its own fact sets in the search")
+    parser.add_argument("--only", nargs="*", default=None, help="pair names to run (substring match)")
+    args = parser.parse_args(argv)
+
+    src = args.hebbian_mlps.resolve() / "src"
+    if not (src / "hebbian" / "__init__.py").is_file():
+        parser.error(f"{src}/hebbian is not a package: give the root of a hebbian-mlps checkout")
+    sys.path.insert(0, str(src))
+    import hebbian  # noqa: F401
+
+    steps = args.steps or (200 if args.quick else 1000)
+    search_epochs = args.search_epochs or (200 if args.quick else 2000)
+    search_rounds = args.search_rounds or 1  # theirs starts at m = 32768: minutes per round
+    rounds, calls = (3, 1) if args.quick else (5, 3)
+
+    start = time.perf_counter()
+    info = machine_info("cpu", None, load_average=True)
+    print("# ours / the authors' code (HazyResearch/hebbian-mlps), timed interleaved in one process"
+          " (issue 30)")
+    for key in ("cpu", "cpu_cores", "torch", "python", "os", "load_average"):
+        print(f"#   {key}: {info[key]}")
+    print(f"#   their code: {src}, commit {_their_commit(args.hebbian_mlps)}")
+    print(f"#   thread rule (ASSOCMEM_LOAD_CAP): {'on' if load_cap_enabled() else 'off'}")
+    print(f"#   GD: {steps} full-batch Adam steps, cutoff off; search: {search_epochs} epochs per "
+          f"probe on both sides, {search_rounds} round(s)")
+    print("# ratio = their time / our time, median over rounds [min-max]; absolute times are this"
+          " machine's only\n")
+
+    table: dict[str, dict[int, str]] = {}
+    for threads in args.threads:
+        torch.set_num_threads(threads)
+        print(f"## {threads} thread{'s' if threads > 1 else ''}")
+        builders = [(("GD MLP",), lambda: gd_pairs(steps, rounds))]
+        if not args.no_search:
+            builders.append((("GD capacity search",), lambda: [
+                search_pair(search_epochs, search_rounds, not args.their_factsets)]))
+        builders.append((("whitened + accuracy", "data-dependent + accuracy"),
+                         lambda: hebbian_pairs(rounds, calls)))
+        for names, build in builders:
+            if args.only and not any(s in n for s in args.only for n in names):
+                continue  # nothing of this group asked for: do not build (or train) it
+            for pair in build():
+                if args.only and not any(s in pair.name for s in args.only):
+                    continue
+                res = run_pair(pair)
+                load = (f" | load {res['loadavg_start']:.2f}->{res['loadavg_end']:.2f}, others "
+                        f"{100 * res['others_share']:.0f} % CPU" if res["others_share"] is not None
+                        else "")
+                print(f"   {pair.name:<42s} ours {_fmt_time(res['ours']):>10s}  theirs "
+                      f"{_fmt_time(res['theirs']):>10s}  ratio {_fmt_ratio(res['ratio'])}{load}")
+                table.setdefault(pair.name, {})[threads] = _fmt_ratio(res["ratio"])
+                for k, (t, *r) in res["extra"].items():
+                    print(f"   {'':<42s} {k}: {_fmt_time(t)} (ratio {_fmt_ratio(r)})")
+                    table.setdefault(f"{pair.name} ({k})", {})[threads] = _fmt_ratio(r)
+                if hasattr(pair, "found"):
+                    (m_o, p_o, _), (m_t, p_t, w_t) = pair.found["ours"], pair.found["theirs"]
+                    print(f"   {'':<42s} m found: ours {m_o} ({p_o} probes), theirs {m_t} "
+                          f"({p_t} probes, {w_t} distinct widths)")
+                for note in pair.notes:
+                    print(f"   {'':<42s} {note}")
+        print()
+    torch.set_num_threads(1)
+
+    print("## table (ratio = their time / our time, median [min-max] over rounds)\n")
+    heads = [f"{t} thread{'s' if t > 1 else ''}" for t in args.threads]
+    print("| path | " + " | ".join(heads) + " |")
+    print("| --- | " + " | ".join("---" for _ in heads) + " |")
+    for name, cells in table.items():
+        print(f"| {name} | " + " | ".join(cells.get(t, "-") for t in args.threads) + " |")
+    print(f"\n# total {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
