@@ -492,11 +492,9 @@ def capacity_search_reference(facts: FactSet, method: str = "whitened", seed: in
     (:func:`assocmem.mlps.mlp.hebbian_mlp_reference` with ridge ``1e-6``, or
     :func:`assocmem.mlps.mlp.data_dependent_mlp_reference`) and measuring
     :func:`assocmem.mlps.margins.accuracy` on the whole model. Where accuracy is monotone in
-    ``m`` it finds the width :func:`capacity_search` finds. GD: the search of
-    :func:`capacity_search` (:func:`assocmem.sweeps.smallest_width`, with ``verify``) training one
-    width at a time with :func:`assocmem.mlps.mlp.train_mlp` (the loop the batched search
-    replaced; a plain bisection from ``65536`` would train the widest GD models there are). These
-    are the same-run baselines of ``benchmarks/bench_ratios.py``.
+    ``m`` it finds the width :func:`capacity_search` finds. GD: :func:`assocmem.sweeps.smallest_width`
+    training one width at a time (:func:`assocmem.mlps.mlp.train_mlp`; a bisection from 65536 would
+    train the widest GD models there are). The same-run baselines of ``benchmarks/bench_ratios.py``.
 
     Parameters
     ----------

@@ -312,7 +312,8 @@ def smallest_width_batched(
         If ``accuracies_at`` is not callable.
     """
     if not callable(accuracies_at):
-        raise TypeError(f"accuracies_at must be a callable widths -> accuracies, got {type(accuracies_at).__name__}")
+        raise TypeError("accuracies_at must be a callable widths -> accuracies, "
+                        f"got {type(accuracies_at).__name__}")
     lo, hi = _check_width("lo", lo), _check_width("hi", hi)
     if lo > hi:
         raise ValueError(f"lo must not exceed hi; got lo={lo}, hi={hi}")
