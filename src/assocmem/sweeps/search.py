@@ -282,10 +282,10 @@ def smallest_width_batched(
     while no width has succeeded, as in the gallop; success once one has, as in the bisection and
     the verification), up to ``batch`` widths per call of ``accuracies_at``. In the bisection,
     ``batch = 3`` evaluates the midpoint and both possible next midpoints at once (two halvings
-    per call); in the verification, both verification widths come in one call. The evaluations a path did not need are reported in
-    ``SearchResult.speculative`` and change nothing else: ``m``, ``evaluations`` (in the order the
-    sequential search uses them), ``monotone_violations`` and ``restarts`` are those of
-    :func:`smallest_width` (tested). Worth it where evaluating several widths in one call costs
+    per call); in the verification, both verification widths come in one call. The evaluations
+    the path did not need are reported in ``SearchResult.speculative`` and change nothing else:
+    ``m``, ``evaluations`` (in the order the sequential search uses them),
+    ``monotone_violations`` and ``restarts`` are those of :func:`smallest_width` (tested). Worth it where evaluating several widths in one call costs
     less than evaluating them one by one (the GD capacity search trains them as one stack,
     :func:`assocmem.mlps.mlp.train_mlps`).
 
