@@ -383,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--their-factsets", action="store_true",
                         help="let their run_mlp_experiment draw its own fact sets in the search")
     parser.add_argument("--only", nargs="*", default=None, help="pair names to run (substring match)")
+    parser.add_argument("--record", action="store_true",
+                        help="write the table to benchmarks/authors_same_run.json (make bench prints it)")
     args = parser.parse_args(argv)
 
     src = args.hebbian_mlps.resolve() / "src"
@@ -450,7 +452,28 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | " + " | ".join("---" for _ in heads) + " |")
     for name, cells in table.items():
         print(f"| {name} | " + " | ".join(cells.get(t, "-") for t in args.threads) + " |")
-    print(f"\n# total {time.perf_counter() - start:.0f} s")
+    total = time.perf_counter() - start
+    print(f"\n# total {total:.0f} s")
+    if args.record:
+        import json
+        import subprocess
+
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).resolve().parent).stdout.strip()
+        out = Path(__file__).resolve().parent / "authors_same_run.json"
+        out.write_text(json.dumps({
+            "written_by": "benchmarks/bench_authors.py --record",
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "machine": f"{info['cpu']}, {info['cpu_cores']} cores, torch {info['torch']}",
+            "load_average_at_start": info["load_average"],
+            "our_commit": commit, "their_commit": _their_commit(args.hebbian_mlps),
+            "settings": {"gd_steps": steps, "search_epochs": search_epochs, "search_rounds": search_rounds,
+                         "quick": bool(args.quick)},
+            "total_s": round(total),
+            "rows": [{"path": name, "ratios": {str(t): cells[t] for t in args.threads if t in cells}}
+                     for name, cells in table.items()],
+        }, indent=1) + "\n")
+        print(f"# recorded in {out}")
     return 0
 
 
