@@ -234,9 +234,9 @@ def _losses_and_grads(flat: torch.Tensor, grad: torch.Tensor, P: int, m: int, K:
     n_val, d_c = V.shape
     AG, B = _views(flat, P, m, d, d_c)
     dAG, dB = _views(grad, P, m, d, d_c)
-    Z1 = torch.mm(AG.reshape(P * 2 * m, d), K.T).view(P, 2, m, F).transpose(2, 3).contiguous()
-    U, W = Z1[:, 0], Z1[:, 1]  # (P, F, m) each, contiguous
-    H = U * W  # (P, F, m): the features
+    Z1 = (K @ AG.reshape(P * 2 * m, d).T).view(F, P, 2, m)  # both branches of every probe, one GEMM
+    U, W = Z1[:, :, 0].transpose(0, 1), Z1[:, :, 1].transpose(0, 1)  # (P, F, m) each, views
+    H = torch.mul(U, W, out=torch.empty(P, F, m, dtype=K.dtype, device=K.device))  # (P, F, m): the features
     narrow = loss == "ce" and _logits_through_values(F, n_val, d_c, m)
     if narrow:
         C = torch.matmul(V, B)  # (P, V, m)
@@ -264,8 +264,10 @@ def _losses_and_grads(flat: torch.Tensor, grad: torch.Tensor, P: int, m: int, K:
     if not narrow:
         dH = torch.bmm(dout, B)  # (P, F, m)
         torch.bmm(dout.transpose(1, 2), H, out=dB)  # (P, d_c, m)
-    dUW = torch.stack((dH * W, dH * U), dim=1).transpose(2, 3)  # (P, 2, m, F)
-    torch.mm(dUW.reshape(P * 2 * m, F), K, out=dAG.view(P * 2 * m, d))
+    dZ1 = torch.empty_like(Z1)  # (F, P, 2, m), the layout of Z1
+    torch.mul(dH, W, out=dZ1[:, :, 0].transpose(0, 1))
+    torch.mul(dH, U, out=dZ1[:, :, 1].transpose(0, 1))
+    torch.mm(dZ1.view(F, P * 2 * m).T, K, out=dAG.view(P * 2 * m, d))
     return losses
 
 
@@ -276,6 +278,150 @@ def _probe_seeds(seed, n: int) -> list[int]:
             raise ValueError(f"seed must be one integer or one per width ({n}); got {len(seeds)} seeds")
         return seeds
     return [_seed(seed)] * n
+
+
+def _probe_flops(m: int, F: int, V: int, d: int, d_c: int) -> float:
+    """Flops of one probe's epoch at width ``m`` (forward and backward), for grouping probes."""
+    first = 2 * F * d * 2 * m
+    if _logits_through_values(F, V, d_c, m):
+        second = 2 * (V * d_c * m + F * m * V)
+    else:
+        second = 2 * (F * m * d_c + F * d_c * V)
+    return 3.0 * (first + second) + 20.0 * F * V  # the softmax's passes, counted as flops
+
+
+def _stack_groups(widths: list[int], F: int, V: int, d: int, d_c: int) -> list[list[int]]:
+    """Probes (indices into ``widths``) grouped into stacks, widths in increasing order: a probe
+    joins the current stack while padding everyone to its width costs at most 1.5 times the
+    probes' own flops (a narrow probe is not padded to a wide one)."""
+    order = sorted(range(len(widths)), key=lambda i: widths[i])
+    groups: list[list[int]] = []
+    for i in order:
+        if groups:
+            g = groups[-1]
+            own = sum(_probe_flops(widths[j], F, V, d, d_c) for j in g + [i])
+            if (len(g) + 1) * _probe_flops(widths[i], F, V, d, d_c) <= 1.5 * own:
+                g.append(i)
+                continue
+        groups.append([i])
+    return groups
+
+
+def _train_stack(K: torch.Tensor, V: torch.Tensor, f: torch.Tensor, T: torch.Tensor, widths: list[int],
+                 seeds: list[int], facts: FactSet, epochs: int, lrs: tuple[float, ...], lr: float, loss: str,
+                 tol: float, check_every: int, record_every: int, dev: torch.device) -> list[BilinearMLP]:
+    """:func:`train_mlps` for one stack of probes (see there); ``lrs`` the schedule's rates."""
+    P = len(widths)
+    dtype = K.dtype
+    d, d_c = K.shape[1], V.shape[1]
+    m_max = max(widths)
+    flat0 = torch.zeros(P * (2 * m_max * d + d_c * m_max), dtype=_F64)
+    AG0, B0 = _views(flat0, P, m_max, d, d_c)
+    for p, (m, s) in enumerate(zip(widths, seeds)):
+        AG0[p, 0, :m], AG0[p, 1, :m], B0[p, :, :m] = _initial_weights(facts, m, s)
+    theta = flat0.to(device=dev, dtype=dtype)
+    theta.grad = torch.zeros_like(theta)
+    fused = True if dev.type in ("cpu", "cuda") else None
+
+    def adam(params: torch.Tensor) -> torch.optim.Adam:
+        return torch.optim.Adam([params], lr=lrs[0], fused=fused)
+
+    opt = adam(theta)
+    ids = list(range(P))  # the probe of each row of the stack
+    done: dict[int, dict] = {}  # probe -> its weights and stop record, once it left the stack
+    records: list[tuple[int, list[int], torch.Tensor]] = []
+    active = torch.ones(P, dtype=torch.bool, device=dev)
+    stopped_tol = torch.zeros(P, dtype=torch.bool, device=dev)
+    last_loss = torch.full((P,), float("nan"), dtype=dtype, device=dev)
+    last_epoch = torch.zeros(P, dtype=torch.int64, device=dev)
+    bad_epoch = torch.zeros(P, dtype=torch.int64, device=dev)
+    kept = theta.detach().clone()  # weights of the probes that stopped (stack layout)
+    m_cur = m_max
+
+    def keep_rows(mask: torch.Tensor, source: torch.Tensor, target: torch.Tensor) -> None:
+        """Copy the stack rows selected by ``mask`` ``(P_stack,)`` from ``source`` into ``target`` (flat)."""
+        for s_view, t_view in zip(_views(source, len(ids), m_cur, d, d_c), _views(target, len(ids), m_cur, d, d_c)):
+            t_view.copy_(torch.where(mask.view(-1, *([1] * (t_view.dim() - 1))), s_view, t_view))
+
+    def leave(rows: list[int]) -> None:
+        """Move stack rows ``rows`` into ``done`` (one host read of their records)."""
+        if not rows:
+            return
+        idx = torch.tensor(rows, device=dev)
+        losses, ep, tolstop = last_loss[idx].tolist(), last_epoch[idx].tolist(), stopped_tol[idx].tolist()
+        AGk, Bk = _views(kept, len(ids), m_cur, d, d_c)
+        for j, row in enumerate(rows):
+            m = widths[ids[row]]
+            done[ids[row]] = {"A": AGk[row, 0, :m].clone(), "G": AGk[row, 1, :m].clone(),
+                              "B": Bk[row, :, :m].clone(), "final_loss": losses[j], "epochs_run": ep[j],
+                              "stopped": "tol" if tolstop[j] else "epochs"}
+
+    def trimmed(flat: torch.Tensor, idx: torch.Tensor, m_new: int) -> torch.Tensor:
+        AGf, Bf = _views(flat, len(ids), m_cur, d, d_c)
+        return torch.cat((AGf[idx, :, :m_new].reshape(-1), Bf[idx, :, :m_new].reshape(-1)))
+
+    epoch = 0
+    for epoch in range(1, epochs + 1):
+        opt.param_groups[0]["lr"] = lrs[epoch - 1]
+        with torch.no_grad():
+            L = _losses_and_grads(theta, theta.grad, len(ids), m_cur, K, V, f, T, loss)  # (P_stack,)
+        opt.step()
+        with torch.no_grad():
+            last_loss = torch.where(active, L, last_loss)
+            last_epoch.masked_fill_(active, epoch)
+            bad = active & ~torch.isfinite(L)
+            bad_epoch.masked_fill_(bad & (bad_epoch == 0), epoch)
+            stop = active & (L <= tol)
+            keep_rows(stop, theta, kept)  # the weights after the stopping step
+            stopped_tol |= stop
+            active &= ~(stop | bad)
+            if epoch % record_every == 0 or epoch == 1:
+                records.append((epoch, list(ids), L.clone()))
+        if epoch % check_every != 0 and epoch != epochs:
+            continue
+        if bool(bad_epoch.any()):
+            row = int(torch.argmax((bad_epoch > 0).to(torch.int64)))
+            raise ValueError(f"training diverged: the {loss} loss of width {widths[ids[row]]} is not finite "
+                             f"at epoch {int(bad_epoch[row])} (lr = {lr:g}); lower lr")
+        live = active.tolist()
+        if all(live):
+            continue
+        leave([r for r, a in enumerate(live) if not a])
+        keep = [r for r, a in enumerate(live) if a]
+        if not keep:
+            break
+        idx = torch.tensor(keep, device=dev)
+        m_new = max(widths[ids[r]] for r in keep)
+        st = opt.state[theta]
+        new_theta = trimmed(theta.detach(), idx, m_new)
+        new_theta.grad = torch.zeros_like(new_theta)
+        new_opt = adam(new_theta)
+        new_opt.state[new_theta] = {"step": st["step"].clone(), "exp_avg": trimmed(st["exp_avg"], idx, m_new),
+                                    "exp_avg_sq": trimmed(st["exp_avg_sq"], idx, m_new)}
+        kept = trimmed(kept, idx, m_new)
+        theta, opt, ids, m_cur = new_theta, new_opt, [ids[r] for r in keep], m_new
+        active, stopped_tol = active[idx], stopped_tol[idx]
+        last_loss, last_epoch, bad_epoch = last_loss[idx], last_epoch[idx], bad_epoch[idx]
+    rows = [r for r, probe in enumerate(ids) if probe not in done]  # these ran every epoch
+    keep_rows(active, theta.detach(), kept)
+    leave(rows)
+
+    history: dict[int, list[tuple[int, float]]] = {p: [] for p in range(P)}
+    for ep, rows_ids, values in records:
+        for probe, value in zip(rows_ids, values.tolist()):
+            if ep <= done[probe]["epochs_run"]:
+                history[probe].append((ep, value))
+    models = []
+    for p, m in enumerate(widths):
+        rec = done[p]
+        model = BilinearMLP(rec["A"], rec["G"], rec["B"], construction="gd")
+        with torch.no_grad():
+            acc = (torch.argmax(model(K) @ V.T, dim=1) == f).float().mean().item()
+        model.info = {"epochs_run": rec["epochs_run"], "final_loss": rec["final_loss"],
+                      "stopped": rec["stopped"], "loss": loss, "accuracy": acc, "losses": history[p],
+                      "seed": seeds[p], "lr": float(lr)}
+        models.append(model)
+    return models
 
 
 def train_mlps(
@@ -304,7 +450,9 @@ def train_mlps(
     stacked and zero-padded to the widest probe, ``A, G`` ``(P, m_max, d)`` and ``B``
     ``(P, d_c, m_max)``; padded units receive exactly zero gradient and stay zero. One backward
     pass of the summed losses gives every probe its own gradient, and one fused Adam step updates
-    them all (Adam is elementwise, so each probe keeps its own moments). A probe's stop is recorded
+    them all (Adam is elementwise, so each probe keeps its own moments). Widths far apart go into
+    separate stacks, one after another (a probe joins a stack while padding the stack to its width
+    costs at most 1.5 times the probes' own flops). A probe's stop is recorded
     on the device; the host reads the flags every ``check_every`` epochs and then drops stopped
     probes from the stack (no per-epoch host synchronisation). The result differs from
     :func:`train_mlp`'s only by floating-point rounding (other summation orders: one GEMM for all
@@ -371,113 +519,13 @@ def train_mlps(
     f = facts.mapping.to(dev)  # (F,)
     T = V[f]  # (F, d_c)
 
-    m_max = max(widths)
-    flat0 = torch.zeros(P * (2 * m_max * d + d_c * m_max), dtype=_F64)
-    AG0, B0 = _views(flat0, P, m_max, d, d_c)
-    for p, (m, s) in enumerate(zip(widths, seeds)):
-        AG0[p, 0, :m], AG0[p, 1, :m], B0[p, :, :m] = _initial_weights(facts, m, s)
-    theta = flat0.to(device=dev, dtype=dtype)
-    theta.grad = torch.zeros_like(theta)
     lrs = _cosine_lrs(float(lr), float(lr_min), epochs)
-    fused = True if dev.type in ("cpu", "cuda") else None
-
-    def adam(params: torch.Tensor) -> torch.optim.Adam:
-        return torch.optim.Adam([params], lr=lrs[0], fused=fused)
-
-    opt = adam(theta)
-    ids = list(range(P))  # the probe of each row of the stack
-    done: dict[int, dict] = {}  # probe -> its weights and stop record, once it left the stack
-    records: list[tuple[int, list[int], torch.Tensor]] = []
-    active = torch.ones(P, dtype=torch.bool, device=dev)
-    stopped_tol = torch.zeros(P, dtype=torch.bool, device=dev)
-    last_loss = torch.full((P,), float("nan"), dtype=dtype, device=dev)
-    last_epoch = torch.zeros(P, dtype=torch.int64, device=dev)
-    bad_epoch = torch.zeros(P, dtype=torch.int64, device=dev)
-    kept = theta.detach().clone()  # weights of the probes that stopped (stack layout)
-    m_cur = m_max
-
-    def rows_of(mask: torch.Tensor) -> torch.Tensor:
-        """A per-row mask ``(P_stack,)`` spread over the flat layout of the stack."""
-        return torch.cat((mask.repeat_interleave(2 * m_cur * d), mask.repeat_interleave(d_c * m_cur)))
-
-    def leave(rows: list[int]) -> None:
-        """Move stack rows ``rows`` into ``done`` (one host read of their records)."""
-        if not rows:
-            return
-        idx = torch.tensor(rows, device=dev)
-        losses, ep, tolstop = last_loss[idx].tolist(), last_epoch[idx].tolist(), stopped_tol[idx].tolist()
-        AGk, Bk = _views(kept, len(ids), m_cur, d, d_c)
-        for j, row in enumerate(rows):
-            m = widths[ids[row]]
-            done[ids[row]] = {"A": AGk[row, 0, :m].clone(), "G": AGk[row, 1, :m].clone(),
-                              "B": Bk[row, :, :m].clone(), "final_loss": losses[j], "epochs_run": ep[j],
-                              "stopped": "tol" if tolstop[j] else "epochs"}
-
-    def trimmed(flat: torch.Tensor, idx: torch.Tensor, m_new: int) -> torch.Tensor:
-        AGf, Bf = _views(flat, len(ids), m_cur, d, d_c)
-        return torch.cat((AGf[idx, :, :m_new].reshape(-1), Bf[idx, :, :m_new].reshape(-1)))
-
-    epoch = 0
-    for epoch in range(1, epochs + 1):
-        opt.param_groups[0]["lr"] = lrs[epoch - 1]
-        with torch.no_grad():
-            L = _losses_and_grads(theta, theta.grad, len(ids), m_cur, K, V, f, T, loss)  # (P_stack,)
-        opt.step()
-        with torch.no_grad():
-            last_loss = torch.where(active, L, last_loss)
-            last_epoch.masked_fill_(active, epoch)
-            bad = active & ~torch.isfinite(L)
-            bad_epoch.masked_fill_(bad & (bad_epoch == 0), epoch)
-            stop = active & (L <= tol)
-            kept = torch.where(rows_of(stop), theta, kept)  # weights after the stopping step
-            stopped_tol |= stop
-            active &= ~(stop | bad)
-            if epoch % record_every == 0 or epoch == 1:
-                records.append((epoch, list(ids), L.clone()))
-        if epoch % check_every != 0 and epoch != epochs:
-            continue
-        if bool(bad_epoch.any()):
-            row = int(torch.argmax((bad_epoch > 0).to(torch.int64)))
-            raise ValueError(f"training diverged: the {loss} loss of width {widths[ids[row]]} is not finite "
-                             f"at epoch {int(bad_epoch[row])} (lr = {lr:g}); lower lr")
-        live = active.tolist()
-        if all(live):
-            continue
-        leave([r for r, a in enumerate(live) if not a])
-        keep = [r for r, a in enumerate(live) if a]
-        if not keep:
-            break
-        idx = torch.tensor(keep, device=dev)
-        m_new = max(widths[ids[r]] for r in keep)
-        st = opt.state[theta]
-        new_theta = trimmed(theta.detach(), idx, m_new)
-        new_theta.grad = torch.zeros_like(new_theta)
-        new_opt = adam(new_theta)
-        new_opt.state[new_theta] = {"step": st["step"].clone(), "exp_avg": trimmed(st["exp_avg"], idx, m_new),
-                                    "exp_avg_sq": trimmed(st["exp_avg_sq"], idx, m_new)}
-        kept = trimmed(kept, idx, m_new)
-        theta, opt, ids, m_cur = new_theta, new_opt, [ids[r] for r in keep], m_new
-        active, stopped_tol = active[idx], stopped_tol[idx]
-        last_loss, last_epoch, bad_epoch = last_loss[idx], last_epoch[idx], bad_epoch[idx]
-    rows = [r for r, probe in enumerate(ids) if probe not in done]  # these ran every epoch
-    kept = torch.where(rows_of(active), theta.detach(), kept)
-    leave(rows)
-
-    history: dict[int, list[tuple[int, float]]] = {p: [] for p in range(P)}
-    for ep, rows_ids, values in records:
-        for probe, value in zip(rows_ids, values.tolist()):
-            if ep <= done[probe]["epochs_run"]:
-                history[probe].append((ep, value))
-    models = []
-    for p, m in enumerate(widths):
-        rec = done[p]
-        model = BilinearMLP(rec["A"], rec["G"], rec["B"], construction="gd")
-        with torch.no_grad():
-            acc = (torch.argmax(model(K) @ V.T, dim=1) == f).float().mean().item()
-        model.info = {"epochs_run": rec["epochs_run"], "final_loss": rec["final_loss"],
-                      "stopped": rec["stopped"], "loss": loss, "accuracy": acc, "losses": history[p],
-                      "seed": seeds[p], "lr": float(lr)}
-        models.append(model)
+    models: list[BilinearMLP | None] = [None] * P
+    for group in _stack_groups(widths, facts.num_facts, facts.values.shape[0], d, d_c):
+        trained = _train_stack(K, V, f, T, [widths[i] for i in group], [seeds[i] for i in group], facts,
+                               epochs, lrs, float(lr), loss, tol, check_every, record_every, dev)
+        for i, model in zip(group, trained):
+            models[i] = model
     return models
 
 
