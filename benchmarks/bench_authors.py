@@ -461,17 +461,22 @@ def main(argv: list[str] | None = None) -> int:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                                 cwd=Path(__file__).resolve().parent).stdout.strip()
         out = Path(__file__).resolve().parent / "authors_same_run.json"
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        rows = {name: {"path": name, "date": when, "ratios": {str(t): cells[t] for t in args.threads if t in cells}}
+                for name, cells in table.items()}
+        if out.exists():  # a run of some pairs (--only, --no-search) replaces those rows, keeps the others
+            for row in json.loads(out.read_text())["rows"]:
+                rows.setdefault(row["path"], row)
         out.write_text(json.dumps({
             "written_by": "benchmarks/bench_authors.py --record",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "date": when,
             "machine": f"{info['cpu']}, {info['cpu_cores']} cores, torch {info['torch']}",
             "load_average_at_start": info["load_average"],
             "our_commit": commit, "their_commit": _their_commit(args.hebbian_mlps),
             "settings": {"gd_steps": steps, "search_epochs": search_epochs, "search_rounds": search_rounds,
                          "quick": bool(args.quick)},
             "total_s": round(total),
-            "rows": [{"path": name, "ratios": {str(t): cells[t] for t in args.threads if t in cells}}
-                     for name, cells in table.items()],
+            "rows": list(rows.values()),
         }, indent=1) + "\n")
         print(f"# recorded in {out}")
     return 0

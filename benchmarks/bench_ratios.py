@@ -470,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{rec['machine']}; their time / ours, same run)")
         for row in rec["rows"]:
             cells = ", ".join(f"{t} thread{'s' if t != '1' else ''} {v}" for t, v in row["ratios"].items())
-            print(f"   {row['path']:<48s} {cells}")
+            print(f"   {row['path']:<48s} {cells}  ({row.get('date', rec['date'])})")
     print(f"\n# total {time.perf_counter() - start:.0f} s")
     return 0
 
