@@ -373,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", default=None, help="benchmark names to run (substring match)")
     args = parser.parse_args(argv)
     os.environ.setdefault("ASSOCMEM_LOAD_CAP", "1")  # the thread rule is opt-in; this process opts in
+    # the pairs are float64 (the constructions' working precision; GD trains in float32 by its
+    # protocol): the library follows torch's default dtype, which this process sets for itself
+    torch.set_default_dtype(torch.float64)
     scale = 1 if args.quick else 2
     builders = [(whitened_pair, 4 * scale + 1), (data_dependent_pair, 2 * scale + 1),
                 (sdm_pair, 3 * scale), (attention_pair, 3 * scale), (intersection_pair, 3 * scale)]

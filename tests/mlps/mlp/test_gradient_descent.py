@@ -139,3 +139,12 @@ def test_train_mlps_rejects_bad_input():
         train_mlps(fs, [2], epochs=0)
     with pytest.raises(ValueError):
         train_mlps_reference(fs, [], epochs=2)
+
+
+def test_train_mlps_reports_divergence_like_train_mlp():
+    fs = make_fact_set(16, 8, seed=0)
+    kw = dict(epochs=60, lr=1e20, dtype=torch.float32, check_every=7)  # NaN at epoch 2 on both paths
+    with pytest.raises(ValueError, match="diverged"):
+        train_mlp(fs, 4, **{k: v for k, v in kw.items() if k != "check_every"})
+    with pytest.raises(ValueError, match="diverged"):
+        train_mlps(fs, [2, 4], **kw)

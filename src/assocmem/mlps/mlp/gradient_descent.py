@@ -329,63 +329,80 @@ def _train_stack(K: torch.Tensor, V: torch.Tensor, f: torch.Tensor, T: torch.Ten
     opt = adam(theta)
     ids = list(range(P))  # the probe of each row of the stack
     done: dict[int, dict] = {}  # probe -> its weights and stop record, once it left the stack
-    records: list[tuple[int, list[int], torch.Tensor]] = []
+    history: dict[int, list[tuple[int, float]]] = {p: [] for p in range(P)}
+    stop_at: dict[int, tuple[int, float]] = {}  # probe -> (epoch, loss) of its stop
     active = torch.ones(P, dtype=torch.bool, device=dev)
-    stopped_tol = torch.zeros(P, dtype=torch.bool, device=dev)
-    last_loss = torch.full((P,), float("nan"), dtype=dtype, device=dev)
-    last_epoch = torch.zeros(P, dtype=torch.int64, device=dev)
-    bad_epoch = torch.zeros(P, dtype=torch.int64, device=dev)
-    kept = theta.detach().clone()  # weights of the probes that stopped (stack layout)
+    kept = theta.detach().clone()  # the weights of the probes that stopped (stack layout)
     m_cur = m_max
 
-    def keep_rows(mask: torch.Tensor, source: torch.Tensor, target: torch.Tensor) -> None:
-        """Copy the stack rows selected by ``mask`` ``(P_stack,)`` from ``source`` into ``target`` (flat)."""
-        for s_view, t_view in zip(_views(source, len(ids), m_cur, d, d_c), _views(target, len(ids), m_cur, d, d_c)):
-            t_view.copy_(torch.where(mask.view(-1, *([1] * (t_view.dim() - 1))), s_view, t_view))
+    def row_map() -> torch.Tensor:
+        """The stack row of every entry of the flat layout."""
+        rows = torch.arange(len(ids), device=dev)
+        return torch.cat((rows.repeat_interleave(2 * m_cur * d), rows.repeat_interleave(d_c * m_cur)))
+
+    rowmap = row_map()
+    buf = torch.empty(check_every, P, dtype=dtype, device=dev)  # this block's losses, one row per epoch
+    block_start = 1
+
+    def read_block(epoch: int) -> None:
+        """Each probe's losses since the last read: records, and the epoch it stopped (or diverged) at."""
+        block = buf[: epoch - block_start + 1].tolist()
+        for row, probe in enumerate(ids):
+            for i, value in enumerate(v[row] for v in block):
+                ep = block_start + i
+                if ep % record_every == 0 or ep == 1:
+                    history[probe].append((ep, value))
+                if not value > tol:  # at most tol, or not finite
+                    if not math.isfinite(value):
+                        raise ValueError(f"training diverged: the {loss} loss of width {widths[probe]} is {value} "
+                                         f"at epoch {ep} (lr = {lr:g}); lower lr")
+                    stop_at[probe] = (ep, value)
+                    break
+            else:
+                stop_at[probe] = (epoch, value) if epoch == epochs else stop_at.get(probe, (epoch, value))
 
     def leave(rows: list[int]) -> None:
-        """Move stack rows ``rows`` into ``done`` (one host read of their records)."""
-        if not rows:
-            return
-        idx = torch.tensor(rows, device=dev)
-        losses, ep, tolstop = last_loss[idx].tolist(), last_epoch[idx].tolist(), stopped_tol[idx].tolist()
+        """Move stack rows ``rows`` into ``done``."""
         AGk, Bk = _views(kept, len(ids), m_cur, d, d_c)
-        for j, row in enumerate(rows):
-            m = widths[ids[row]]
-            done[ids[row]] = {"A": AGk[row, 0, :m].clone(), "G": AGk[row, 1, :m].clone(),
-                              "B": Bk[row, :, :m].clone(), "final_loss": losses[j], "epochs_run": ep[j],
-                              "stopped": "tol" if tolstop[j] else "epochs"}
+        for row in rows:
+            probe = ids[row]
+            m = widths[probe]
+            ep, value = stop_at[probe]
+            done[probe] = {"A": AGk[row, 0, :m].clone(), "G": AGk[row, 1, :m].clone(), "B": Bk[row, :, :m].clone(),
+                           "final_loss": value, "epochs_run": ep,
+                           "stopped": "tol" if value <= tol else "epochs"}
 
     def trimmed(flat: torch.Tensor, idx: torch.Tensor, m_new: int) -> torch.Tensor:
         AGf, Bf = _views(flat, len(ids), m_cur, d, d_c)
         return torch.cat((AGf[idx, :, :m_new].reshape(-1), Bf[idx, :, :m_new].reshape(-1)))
 
-    epoch = 0
     for epoch in range(1, epochs + 1):
         opt.param_groups[0]["lr"] = lrs[epoch - 1]
         with torch.no_grad():
             L = _losses_and_grads(theta, theta.grad, len(ids), m_cur, K, V, f, T, loss)  # (P_stack,)
         opt.step()
         with torch.no_grad():
-            last_loss = torch.where(active, L, last_loss)
-            last_epoch.masked_fill_(active, epoch)
-            bad = active & ~torch.isfinite(L)
-            bad_epoch.masked_fill_(bad & (bad_epoch == 0), epoch)
-            stop = active & (L <= tol)
-            keep_rows(stop, theta, kept)  # the weights after the stopping step
-            stopped_tol |= stop
-            active &= ~(stop | bad)
-            if epoch % record_every == 0 or epoch == 1:
-                records.append((epoch, list(ids), L.clone()))
+            buf[epoch - block_start].copy_(L)
+            still = active & (L > tol)  # a loss at most tol, or not finite, ends a probe's training
+            if check_every > 1:  # the weights after a stopping probe's last step, kept on the device
+                torch.where((active ^ still)[rowmap], theta, kept, out=kept)
+            active = still
         if epoch % check_every != 0 and epoch != epochs:
             continue
-        if bool(bad_epoch.any()):
-            row = int(torch.argmax((bad_epoch > 0).to(torch.int64)))
-            raise ValueError(f"training diverged: the {loss} loss of width {widths[ids[row]]} is not finite "
-                             f"at epoch {int(bad_epoch[row])} (lr = {lr:g}); lower lr")
+        read_block(epoch)
+        block_start = epoch + 1
+        if epoch == epochs:
+            if check_every > 1:
+                torch.where(active[rowmap], theta.detach(), kept, out=kept)  # these ran every epoch
+            else:
+                kept = theta.detach().clone()
+            leave(list(range(len(ids))))
+            break
         live = active.tolist()
         if all(live):
             continue
+        if check_every == 1:  # read right after the step: the stack holds the stopped probes' weights
+            kept = theta.detach().clone()
         leave([r for r, a in enumerate(live) if not a])
         keep = [r for r, a in enumerate(live) if a]
         if not keep:
@@ -400,17 +417,10 @@ def _train_stack(K: torch.Tensor, V: torch.Tensor, f: torch.Tensor, T: torch.Ten
                                     "exp_avg_sq": trimmed(st["exp_avg_sq"], idx, m_new)}
         kept = trimmed(kept, idx, m_new)
         theta, opt, ids, m_cur = new_theta, new_opt, [ids[r] for r in keep], m_new
-        active, stopped_tol = active[idx], stopped_tol[idx]
-        last_loss, last_epoch, bad_epoch = last_loss[idx], last_epoch[idx], bad_epoch[idx]
-    rows = [r for r, probe in enumerate(ids) if probe not in done]  # these ran every epoch
-    keep_rows(active, theta.detach(), kept)
-    leave(rows)
+        active = active[idx]
+        rowmap = row_map()
+        buf = torch.empty(check_every, len(ids), dtype=dtype, device=dev)
 
-    history: dict[int, list[tuple[int, float]]] = {p: [] for p in range(P)}
-    for ep, rows_ids, values in records:
-        for probe, value in zip(rows_ids, values.tolist()):
-            if ep <= done[probe]["epochs_run"]:
-                history[probe].append((ep, value))
     models = []
     for p, m in enumerate(widths):
         rec = done[p]
@@ -435,7 +445,7 @@ def train_mlps(
     tol: float = 1e-7,
     *,
     lr_min: float = 1e-6,
-    check_every: int = 50,
+    check_every: int | None = None,
     dtype: torch.dtype | None = None,
     record_every: int = 100,
 ) -> list[BilinearMLP]:
@@ -448,13 +458,15 @@ def train_mlps(
     per epoch, and the same stopping rule: a probe stops after the step of the first epoch whose
     loss is ``<= tol``, and its weights are the weights after that step. The probes' weights are
     stacked and zero-padded to the widest probe, ``A, G`` ``(P, m_max, d)`` and ``B``
-    ``(P, d_c, m_max)``; padded units receive exactly zero gradient and stay zero. One backward
-    pass of the summed losses gives every probe its own gradient, and one fused Adam step updates
+    ``(P, d_c, m_max)``, in one flat buffer; padded units receive exactly zero gradient and stay
+    zero. The gradient of the summed losses (written out by hand, one GEMM per layer for all
+    probes) gives every probe its own gradient, and one fused Adam step over the buffer updates
     them all (Adam is elementwise, so each probe keeps its own moments). Widths far apart go into
     separate stacks, one after another (a probe joins a stack while padding the stack to its width
-    costs at most 1.5 times the probes' own flops). A probe's stop is recorded
-    on the device; the host reads the flags every ``check_every`` epochs and then drops stopped
-    probes from the stack (no per-epoch host synchronisation). The result differs from
+    costs at most 1.5 times the probes' own flops). The losses stay on the device; the host reads
+    them every ``check_every`` epochs (on a GPU, the only synchronisation), finds each probe's
+    stop and drops stopped probes from the stack; between reads a stopping probe's weights are
+    kept on the device. The result differs from
     :func:`train_mlp`'s only by floating-point rounding (other summation orders: one GEMM for all
     probes, and cross-entropy logits computed as ``H (V B)^T`` when that is cheaper), which a long
     training can amplify; :func:`train_mlps_reference` is the plain one-width loop it is tested
@@ -472,8 +484,10 @@ def train_mlps(
         one per probe.
     device : str or torch.device, optional
         ``None``: torch's default device.
-    check_every : int, default 50
-        Epochs between the host's reads of the stop flags (stopped probes are then dropped).
+    check_every : int, optional
+        Epochs between the host's reads of the losses (stopped probes are then dropped).
+        ``None``: 1 on the CPU (reading a CPU tensor synchronises nothing, and a read after every
+        step spares the per-epoch copy of the stopping probes' weights), 50 on other devices.
     dtype : torch.dtype, optional
         ``None``: torch's default dtype; float32 or float64.
 
@@ -504,7 +518,6 @@ def train_mlps(
     P = len(widths)
     seeds = _probe_seeds(seed, P)
     epochs = _positive_int("epochs", epochs)
-    check_every = _positive_int("check_every", check_every)
     record_every = _positive_int("record_every", record_every)
     if loss not in ("ce", "mse"):
         raise ValueError(f"loss must be 'ce' or 'mse'; got {loss!r}")
@@ -513,6 +526,7 @@ def train_mlps(
     tol = _nonneg_float("tol", tol)
     check_float_dtype(dtype)
     dev = resolve_device(device, dtype=dtype)
+    check_every = (1 if dev.type == "cpu" else 50) if check_every is None else _positive_int("check_every", check_every)
     d, d_c = facts.dim, facts.values.shape[1]
     K = cast_checked(facts.keys, dtype, "facts.keys").to(dev)  # (F, d)
     V = cast_checked(facts.values, dtype, "facts.values").to(dev)  # (V, d_c)
