@@ -2,6 +2,7 @@
 
     python benchmarks/bench_authors.py --hebbian-mlps PATH            # 10-20 min, most of it their search
     python benchmarks/bench_authors.py --hebbian-mlps PATH --quick    # fewer steps and rounds
+    python benchmarks/bench_authors.py --sdm SDMPATH                  # the SDM geometry pairs only
 
 ``PATH`` is a checkout of https://github.com/HazyResearch/hebbian-mlps at commit
 41443978d2261f30a9749fe7a286c95be08b331e (fetched by whoever runs the benchmark; none of its
@@ -38,6 +39,28 @@ Pairs (theirs against ours, the same inputs on both sides):
   ours ``data_dependent_mlp(facts, 256, ridge=1e-6)`` and ``accuracy`` (their construction
   scores its model inside, so ours is scored too).
 
+With ``--sdm SDMPATH`` (a checkout of https://github.com/TrentBrick/attention-approximates-sdm;
+the file benchmarked is its ``SDM_Circ_Inter_Funcs.py`` as of commit
+0a5d55ecf1b7b0859c5d1199d46758e6dec81fbf, imported from ``SDMPATH`` as published) three more
+pairs run, each checked for agreement before it is timed (the script stops if a check fails):
+
+* **exact intersection table** (n = 1000, d = 447, dv = 0..2d): theirs
+  ``expected_intersection_lune(1000, dvs, 447, None)`` (Kanerva's lune, float64 binomials);
+  ours ``circle_intersection_table(1000, 447, dvs)`` (exact integers). Check: the absolute gap is
+  at most 1e-10 I(0) at every dv (their binomials come from gamma functions); the script prints
+  up to which dv theirs is within 1e-9 relative (beyond it their ``area - lune`` cancels).
+* **cap intersections** (n = 64, d = 11, 10,000 cosines ``linspace(-1, 1)`` with the last moved
+  1e-15 below 1, as their ``get_binary_and_continuous_caches`` does): theirs
+  ``cap_intersection(64, rho, 11, 1)`` (scipy ``quad`` per cosine); ours
+  ``cap_intersection(rho, 11, 64)``. Check: the same cosines overlap, and their log counts minus
+  their constant ``2 - log 2`` (see ``log_cap_intersection``) are within 1e-6 of ours.
+* **beta fit** (n = 64, d = 5, 9, 11, 15, window dv = 0..d-1): theirs ``fit_beta_regression`` on
+  their ``expected_intersection_lune`` table; ours ``fit_beta(64, d, convention="authors")``
+  (which builds its table too). Check: betas within 1e-9 relative.
+
+``--hebbian-mlps`` and ``--sdm`` are each optional (at least one is needed); a pair group whose
+checkout is not given is skipped.
+
 Each pair is timed in rounds, alternating which side goes first; the ratio of a round is their
 time / our time, and the table gives the median over rounds and the range, at
 ``torch.set_num_threads(1)`` and then 2. For each block the script records the 1-minute load
@@ -68,6 +91,7 @@ import torch
 from assocmem.benchmarking import CpuLoad, load_cap_enabled, machine_info
 
 COMMIT = "41443978d2261f30a9749fe7a286c95be08b331e"
+SDM_COMMIT = "0a5d55ecf1b7b0859c5d1199d46758e6dec81fbf"  # TrentBrick/attention-approximates-sdm
 PRECISION = 0.05  # their binary_search_precision
 SEARCH_RANGE = (1.0, 65536.0)  # their binary_search_range
 THEIR_SEED = 42  # their ExperimentConfig.seed
@@ -342,6 +366,100 @@ def hebbian_pairs(rounds: int, calls: int) -> list[Pair]:
 
 
 # ------------------------------------------------------------------------------------------------
+# SDM geometry against TrentBrick/attention-approximates-sdm (their SDM_Circ_Inter_Funcs.py)
+
+SDM_BETA_RADII = (5, 9, 11, 15)  # the paper's n = 64 radii (Bricken & Pehlevan 2021, Fig. 2)
+
+
+def _their_sdm():
+    import SDM_Circ_Inter_Funcs as theirs  # on sys.path from --sdm
+
+    return theirs
+
+
+def sdm_pairs(rounds: int, calls: int, cosines: int) -> list[Pair]:
+    """The three SDM geometry rows of issue 30, each checked for agreement before timing."""
+    import math
+
+    import numpy as np
+
+    from assocmem.sdm.geometry.beta_fit import fit_beta
+    from assocmem.sdm.geometry.intersection import circle_intersection_table
+    from assocmem.sdm.geometry.spherical_caps import cap_intersection, log_cap_intersection
+
+    A = _their_sdm()
+    pairs = []
+
+    # exact table: ours exact integers, theirs float64 area - lune (scipy comb, exact=False)
+    n, d = 1000, 447
+    dvs = list(range(2 * d + 1))
+    ours_t = np.array([float(v) for v in circle_intersection_table(n, d, dvs)])
+    with _quiet():
+        theirs_t = A.expected_intersection_lune(n, dvs, d, None)
+    # theirs: float64 binomials from gamma functions (scipy comb, exact=False), each good to about
+    # 1e-13 relative, summed over up to d terms: tolerance 1e-10 of I(0) on the absolute gap
+    err = np.abs(theirs_t - ours_t) / ours_t[0]
+    if not err.max() <= 1e-10:
+        raise RuntimeError(f"intersection table: |theirs - ours| / I(0) = {err.max():.2e} > 1e-10")
+    rel = np.abs(theirs_t - ours_t) / np.where(ours_t > 0, ours_t, np.inf)
+    good = int(np.argmax(rel > 1e-9)) if (rel > 1e-9).any() else len(dvs)
+    pair = Pair(f"exact intersection table n={n} d={d}",
+                lambda n=n, d=d: circle_intersection_table(n, d, dvs),
+                lambda n=n, d=d: A.expected_intersection_lune(n, dvs, d, None), rounds,
+                calls=(calls, 1))
+    pair.notes.append(f"dv = 0..{2 * d}; |theirs - ours| <= {err.max():.1e} I(0) at every dv "
+                      f"(checked: <= 1e-10 I(0)); within 1e-9 relative for dv < {good}, "
+                      f"beyond that their float subtraction area - lune loses the digits (ours: "
+                      f"exact integers, max relative gap {rel.max():.1e})")
+    pairs.append(pair)
+
+    # cap intersections: n = 64, d = 11, cosines in [-1, 1) (theirs divides by sin(t) at rho = 1)
+    n, d = 64, 11
+    rho = np.linspace(-1.0, 1.0, cosines)
+    rho[-1] -= 1e-15  # as their get_binary_and_continuous_caches does
+    ours_l = log_cap_intersection(rho, d, n)
+    with _quiet():
+        theirs_l = A.cap_intersection(n, rho, d, 1, return_log=True)
+    theirs_ok, ours_ok = theirs_l > -1e29, np.isfinite(ours_l)
+    shift = 2 - math.log(2)  # their log space adds 2 where it means log 2 (ours: docstring)
+    gap = np.abs(theirs_l[ours_ok] - shift - ours_l[ours_ok]).max() if ours_ok.any() else 0.0
+    if (theirs_ok != ours_ok).any() or not gap <= 1e-6:
+        raise RuntimeError(f"cap intersections disagree: {int((theirs_ok != ours_ok).sum())} "
+                           f"overlap flags differ, max |log gap| {gap:.2e} (tolerance 1e-6)")
+    pair = Pair(f"cap intersections n={n} d={d}, {cosines} cosines",
+                lambda n=n, d=d: cap_intersection(rho, d, n),
+                lambda n=n, d=d: A.cap_intersection(n, rho, d, 1), rounds, calls=(calls, 1))
+    pair.notes.append(f"theirs: scipy quad per cosine, r = 1 (a fraction of the sphere, times "
+                      f"their e^2/2); ours: Gauss-Legendre, vectorised. Same overlap set "
+                      f"({int(ours_ok.sum())} of {cosines}); log counts within {gap:.1e} after "
+                      f"their constant 2 - log 2 (checked: <= 1e-6)")
+    pairs.append(pair)
+
+    # beta fit: the paper's four radii at n = 64, window dv = 0..d-1, their slope convention
+    n = 64
+
+    def ours_betas():
+        return [fit_beta(n, r, convention="authors").beta for r in SDM_BETA_RADII]
+
+    def theirs_betas():
+        return [A.fit_beta_regression(n, list(range(r)),
+                                      A.expected_intersection_lune(n, list(range(r)), r, None))
+                for r in SDM_BETA_RADII]
+
+    b_o, b_t = ours_betas(), theirs_betas()
+    worst = max(abs(t - o) / abs(o) for o, t in zip(b_o, b_t))
+    if not worst <= 1e-9:
+        raise RuntimeError(f"betas differ: ours {b_o}, theirs {b_t} (tolerance 1e-9 relative)")
+    pair = Pair(f"beta fit n={n} d={','.join(map(str, SDM_BETA_RADII))}", ours_betas,
+                theirs_betas, rounds, calls=(calls, calls))
+    pair.notes.append("betas " + ", ".join(f"{b:.2f}" for b in b_o) + f" on both sides (within "
+                      f"{worst:.1e} relative; checked <= 1e-9); ours fit_beta(64, d, "
+                      f"convention='authors'), theirs fit_beta_regression on their lune table")
+    pairs.append(pair)
+    return pairs
+
+
+# ------------------------------------------------------------------------------------------------
 
 
 def _fmt_time(s: float) -> str:
@@ -353,7 +471,7 @@ def _fmt_ratio(r) -> str:
     return f"{med:.2f}x [{lo:.2f}-{hi:.2f}]"
 
 
-def _their_commit(path: Path) -> str:
+def _their_commit(path: Path, expected: str = COMMIT) -> str:
     try:
         out = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True,
                              text=True, timeout=10)
@@ -362,14 +480,18 @@ def _their_commit(path: Path) -> str:
     if out.returncode != 0:
         return "unknown (not a git checkout)"
     sha = out.stdout.strip()
-    return sha + ("" if sha == COMMIT else f"  (NOT the benchmarked commit {COMMIT})")
+    return sha + ("" if sha == expected else f"  (NOT the benchmarked commit {expected})")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--hebbian-mlps", required=True, type=Path,
-                        help=f"checkout of HazyResearch/hebbian-mlps (commit {COMMIT[:8]})")
+    parser.add_argument("--hebbian-mlps", type=Path, default=None,
+                        help=f"checkout of HazyResearch/hebbian-mlps (commit {COMMIT[:8]}); "
+                             "without it the MLP pairs are skipped")
+    parser.add_argument("--sdm", type=Path, default=None,
+                        help="checkout of TrentBrick/attention-approximates-sdm (commit "
+                             f"{SDM_COMMIT[:8]}); without it the SDM pairs are skipped")
     parser.add_argument("--quick", action="store_true",
                         help="200 GD steps, 3 rounds, search at 200 epochs, one round")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2],
@@ -387,11 +509,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="write the table to benchmarks/authors_same_run.json (make bench prints it)")
     args = parser.parse_args(argv)
 
-    src = args.hebbian_mlps.resolve() / "src"
-    if not (src / "hebbian" / "__init__.py").is_file():
-        parser.error(f"{src}/hebbian is not a package: give the root of a hebbian-mlps checkout")
-    sys.path.insert(0, str(src))
-    import hebbian  # noqa: F401
+    if args.hebbian_mlps is None and args.sdm is None:
+        parser.error("give --hebbian-mlps PATH, --sdm PATH or both")
+    src = None
+    if args.hebbian_mlps is not None:
+        src = args.hebbian_mlps.resolve() / "src"
+        if not (src / "hebbian" / "__init__.py").is_file():
+            parser.error(f"{src}/hebbian is not a package: give the root of a hebbian-mlps checkout")
+        sys.path.insert(0, str(src))
+        import hebbian  # noqa: F401
+    if args.sdm is not None:
+        if not (args.sdm.resolve() / "SDM_Circ_Inter_Funcs.py").is_file():
+            parser.error(f"{args.sdm}/SDM_Circ_Inter_Funcs.py not found: give the root of an "
+                         "attention-approximates-sdm checkout")
+        sys.path.insert(0, str(args.sdm.resolve()))
 
     steps = args.steps or (200 if args.quick else 1000)
     search_epochs = args.search_epochs or (200 if args.quick else 2000)
@@ -400,14 +531,19 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     info = machine_info("cpu", None, load_average=True)
-    print("# ours / the authors' code (HazyResearch/hebbian-mlps), timed interleaved in one process"
-          " (issue 30)")
+    print("# ours / the authors' code (HazyResearch/hebbian-mlps, TrentBrick/attention-approximates-"
+          "sdm), timed interleaved in one process (issue 30)")
     for key in ("cpu", "cpu_cores", "torch", "python", "os", "load_average"):
         print(f"#   {key}: {info[key]}")
-    print(f"#   their code: {src}, commit {_their_commit(args.hebbian_mlps)}")
+    if src is not None:
+        print(f"#   their code: {src}, commit {_their_commit(args.hebbian_mlps)}")
+    if args.sdm is not None:
+        print(f"#   their SDM code: {args.sdm.resolve()}, commit "
+              f"{_their_commit(args.sdm, SDM_COMMIT)}")
     print(f"#   thread rule (ASSOCMEM_LOAD_CAP): {'on' if load_cap_enabled() else 'off'}")
-    print(f"#   GD: {steps} full-batch Adam steps, cutoff off; search: {search_epochs} epochs per "
-          f"probe on both sides, {search_rounds} round(s)")
+    if src is not None:
+        print(f"#   GD: {steps} full-batch Adam steps, cutoff off; search: {search_epochs} epochs "
+              f"per probe on both sides, {search_rounds} round(s)")
     print("# ratio = their time / our time, median over rounds [min-max]; absolute times are this"
           " machine's only\n")
 
@@ -415,12 +551,17 @@ def main(argv: list[str] | None = None) -> int:
     for threads in args.threads:
         torch.set_num_threads(threads)
         print(f"## {threads} thread{'s' if threads > 1 else ''}")
-        builders = [(("GD MLP",), lambda: gd_pairs(steps, rounds))]
-        if not args.no_search:
-            builders.append((("GD capacity search",), lambda: [
-                search_pair(search_epochs, search_rounds, not args.their_factsets)]))
-        builders.append((("whitened + accuracy", "data-dependent + accuracy"),
-                         lambda: hebbian_pairs(rounds, calls)))
+        builders = []
+        if args.hebbian_mlps is not None:
+            builders.append((("GD MLP",), lambda: gd_pairs(steps, rounds)))
+            if not args.no_search:
+                builders.append((("GD capacity search",), lambda: [
+                    search_pair(search_epochs, search_rounds, not args.their_factsets)]))
+            builders.append((("whitened + accuracy", "data-dependent + accuracy"),
+                             lambda: hebbian_pairs(rounds, calls)))
+        if args.sdm is not None:
+            builders.append((("exact intersection table", "cap intersections", "beta fit"),
+                             lambda: sdm_pairs(rounds, calls, 10_000)))
         for names, build in builders:
             if args.only and not any(s in n for s in args.only for n in names):
                 continue  # nothing of this group asked for: do not build (or train) it
@@ -472,7 +613,9 @@ def main(argv: list[str] | None = None) -> int:
             "date": when,
             "machine": f"{info['cpu']}, {info['cpu_cores']} cores, torch {info['torch']}",
             "load_average_at_start": info["load_average"],
-            "our_commit": commit, "their_commit": _their_commit(args.hebbian_mlps),
+            "our_commit": commit,
+            "their_commit": None if src is None else _their_commit(args.hebbian_mlps),
+            "their_sdm_commit": None if args.sdm is None else _their_commit(args.sdm, SDM_COMMIT),
             "settings": {"gd_steps": steps, "search_epochs": search_epochs, "search_rounds": search_rounds,
                          "quick": bool(args.quick)},
             "total_s": round(total),
