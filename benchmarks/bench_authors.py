@@ -39,6 +39,17 @@ Pairs (theirs against ours, the same inputs on both sides):
   ours ``data_dependent_mlp(facts, 256, ridge=1e-6)`` and ``accuracy`` (their construction
   scores its model inside, so ours is scored too).
 
+* **SSFR Transformer training** (attention pretraining with the identity MLP: d = 64, F = 512,
+  J = V_J = 9, batch 256, float32, AdamW lr 2e-4, weight decay 0.1, betas (0.9, 0.999); 100
+  steps a round, 20 with ``--quick``): theirs the inner step of their
+  ``hebbian.transformer.train_attention.train_attention`` written out here (their ``GPT`` with
+  the settings of their ``build_attn_pretrain_config``, their batch generator, their
+  ``configure_optimizers``; the batch accuracy and the loss read with ``.item()`` every step, as
+  published); ours ``train_attention`` with ``W_V``, ``W_O`` trained and the attention residual
+  off, as theirs. Both use our embedding table (copied into their tied ``wte``, frozen). Not an
+  equality check (different parametrisations, initialisations and batch streams): the script
+  checks both first losses are near log(classes) and prints both loss trajectories' ends.
+
 With ``--sdm SDMPATH`` (a checkout of https://github.com/TrentBrick/attention-approximates-sdm;
 the file benchmarked is its ``SDM_Circ_Inter_Funcs.py`` as of commit
 0a5d55ecf1b7b0859c5d1199d46758e6dec81fbf, imported from ``SDMPATH`` as published) three more
@@ -79,6 +90,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import math
 import statistics
 import subprocess
 import sys
@@ -366,6 +378,98 @@ def hebbian_pairs(rounds: int, calls: int) -> list[Pair]:
 
 
 # ------------------------------------------------------------------------------------------------
+# the SSFR Transformer training step against their hebbian.transformer GPT
+
+TF_SETTINGS = {"d": 64, "F": 512, "J": 9, "V_J": 9, "batch": 256, "lr": 2e-4, "weight_decay": 0.1}
+
+
+def transformer_pair(steps: int, rounds: int) -> Pair:
+    """``steps`` attention-training steps on each side (identity MLP, float32, CPU).
+
+    Theirs: the inner step of their ``hebbian.transformer.train_attention.train_attention``
+    (default cross-entropy path), written out here and calling their ``GPT``, their
+    ``AssociativeRecallBatchGenerator`` and their ``configure_optimizers``: next batch, forward
+    with targets, batch accuracy read with ``.item()``, ``zero_grad``, backward, ``step``, loss
+    read with ``.item()``. The model is built as their ``build_attn_pretrain_config`` and
+    ``create_gpt_config`` set it (1 layer, 1 head, no bias, no dropout, no positional encoding,
+    identity MLP, RMSNorm before attention, unit RMS norms before the MLP and the head, W_V and
+    c_proj trained, attention residual off, tied embeddings frozen), with our embedding table
+    copied into their ``wte`` (as their ``copy_embeddings_to_gpt`` does). Ours:
+    ``train_attention`` with ``freeze_value_output=False`` and ``attention_residual=False``.
+    """
+    from hebbian.data.synthetics.factsets import BijectiveMapping
+    from hebbian.transformer.data import AssociativeRecallBatchGenerator
+    from hebbian.transformer.model import GPT, GPTConfig
+
+    from assocmem.mlps.transformer import (SSFRTask, SSFRTransformer, TrainConfig,
+                                           TransformerConfig, embedding_table, fact_map,
+                                           train_attention)
+
+    s = TF_SETTINGS
+    d, F, J, VJ, B = s["d"], s["F"], s["J"], s["V_J"], s["batch"]
+    task = SSFRTask(F, VJ, J)
+    E = embedding_table(task, d, seed=0).to(torch.float32)
+    f = fact_map(task, 1)
+    model = SSFRTransformer(TransformerConfig(d=d, dtype=torch.float32, freeze_value_output=False,
+                                              attention_residual=False), E, None, task=task)
+    cfg = TrainConfig(steps=steps, batch_size=B, lr=s["lr"], weight_decay=s["weight_decay"])
+
+    torch.manual_seed(0)
+    gpt = GPT(GPTConfig(block_size=2 * J + 3, vocab_size=task.vocab_size, n_layer=1, n_head=1,
+                        n_embd=d, dropout=0.0, bias=False, attn_residual=False,
+                        no_positional_encoding=True, mlp_norm_type="unit_rmsnorm",
+                        attn_norm_type="rmsnorm", lm_head_norm_type="unit_rmsnorm",
+                        tie_embeddings=True, freeze_value_dense_identity=False,
+                        use_identity_mlp=True))
+    gpt.to(device="cpu", dtype=torch.float32)
+    gpt.transformer.wte.weight.data.copy_(E)
+    gpt.transformer.wte.weight.requires_grad = False  # tied: the head is frozen with it
+    opt = gpt.configure_optimizers(weight_decay=s["weight_decay"], learning_rate=s["lr"],
+                                   betas=(0.9, 0.999), device_type="cpu")
+    mapping = BijectiveMapping(inputs=list(range(F)), outputs=[int(v) for v in f.tolist()])
+    batches = AssociativeRecallBatchGenerator(mapping, F, VJ, J, J, B, steps)
+    their_losses = []
+
+    def theirs():
+        gpt.train()
+        for inputs, targets in batches:  # their loop: steps_per_dataset batches per epoch
+            logits, loss = gpt(inputs, targets=targets)
+            mask = targets != -100
+            preds = logits.argmax(dim=-1)
+            (preds[mask] == targets[mask]).float().mean().item()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            their_losses.append(loss.item())
+
+    our_losses = []
+
+    def ours():
+        our_losses.append(train_attention(model, task, f, cfg).losses)
+
+    ours()
+    theirs()
+    o_first, o_last = float(our_losses[0][0]), float(our_losses[-1][-1])
+    t_first, t_last = their_losses[0], their_losses[-1]
+    # both start from near-uniform logits: the first loss is close to log(number of classes)
+    for side, a, b, k in (("ours", o_first, o_last, F), ("theirs", t_first, t_last, task.vocab_size)):
+        if not (math.isfinite(a) and math.isfinite(b) and abs(a - math.log(k)) < 0.1):
+            raise RuntimeError(f"transformer pair: {side} loss {a:.4f} -> {b:.4f} over {steps} "
+                               f"steps (first step expected within 0.1 of log {k} = "
+                               f"{math.log(k):.4f})")
+    pair = Pair(f"SSFR Transformer training, {steps} steps", ours, theirs, rounds, warmup=False)
+    pair.notes.append(f"d={d}, F={F}, J=V_J={J}, batch {B}, float32, AdamW lr {s['lr']:g} wd "
+                      f"{s['weight_decay']:g}, identity MLP; loss over the first {steps} steps: "
+                      f"ours {o_first:.3f} -> {o_last:.3f}, theirs {t_first:.3f} -> {t_last:.3f} "
+                      f"(checked: finite, first within 0.1 of log F resp. log vocab; not an equality "
+                      f"check: different parametrisations, initialisations and batches)")
+    pair.notes.append(f"theirs: GPT forward at all {2 * J + 3} positions, logits over the "
+                      f"{task.vocab_size}-token vocabulary, loss at the query (ignore_index); "
+                      f"ours: query position only, logits over the {F} facts")
+    return pair
+
+
+# ------------------------------------------------------------------------------------------------
 # SDM geometry against TrentBrick/attention-approximates-sdm (their SDM_Circ_Inter_Funcs.py)
 
 SDM_BETA_RADII = (5, 9, 11, 15)  # the paper's n = 64 radii (Bricken & Pehlevan 2021, Fig. 2)
@@ -528,6 +632,7 @@ def main(argv: list[str] | None = None) -> int:
     search_epochs = args.search_epochs or (200 if args.quick else 2000)
     search_rounds = args.search_rounds or 1  # theirs starts at m = 32768: minutes per round
     rounds, calls = (3, 1) if args.quick else (5, 3)
+    tf_steps = 20 if args.quick else 100
 
     start = time.perf_counter()
     info = machine_info("cpu", None, load_average=True)
@@ -559,6 +664,8 @@ def main(argv: list[str] | None = None) -> int:
                     search_pair(search_epochs, search_rounds, not args.their_factsets)]))
             builders.append((("whitened + accuracy", "data-dependent + accuracy"),
                              lambda: hebbian_pairs(rounds, calls)))
+            builders.append((("SSFR Transformer training",),
+                             lambda: [transformer_pair(tf_steps, rounds)]))
         if args.sdm is not None:
             builders.append((("exact intersection table", "cap intersections", "beta fit"),
                              lambda: sdm_pairs(rounds, calls, 10_000)))
