@@ -396,6 +396,7 @@ def transformer_pair(steps: int, rounds: int) -> Pair:
     c_proj trained, attention residual off, tied embeddings frozen), with our embedding table
     copied into their ``wte`` (as their ``copy_embeddings_to_gpt`` does). Ours:
     ``train_attention`` with ``freeze_value_output=False`` and ``attention_residual=False``.
+    Their loop's evaluation every 100 steps and its tqdm bar are not part of the timed step.
     """
     from hebbian.data.synthetics.factsets import BijectiveMapping
     from hebbian.transformer.data import AssociativeRecallBatchGenerator
