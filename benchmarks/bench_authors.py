@@ -725,6 +725,7 @@ def main(argv: list[str] | None = None) -> int:
             "their_commit": None if src is None else _their_commit(args.hebbian_mlps),
             "their_sdm_commit": None if args.sdm is None else _their_commit(args.sdm, SDM_COMMIT),
             "settings": {"gd_steps": steps, "search_epochs": search_epochs, "search_rounds": search_rounds,
+                         "transformer_steps": tf_steps, "transformer": TF_SETTINGS,
                          "quick": bool(args.quick)},
             "total_s": round(total),
             "rows": list(rows.values()),
