@@ -33,7 +33,8 @@ Presets
            isotropic only, three trainings of the protocol's 10,000 epochs; no constructions,
            no further fact sets. Stores the speculative trainings of each search
            (``record_speculative``). Anisotropic is not run for time (each training is tens of
-           minutes on a CPU core).
+           minutes on a CPU core). The committed run took 43 min with two workers on two shared
+           cores (its three trainings 21, 22 and 30 min).
 ``paper``  base ``paper``: GD at every load of the paper; four more fact sets per point for
            every method at every load (a GPU or a Ray cluster).
 
