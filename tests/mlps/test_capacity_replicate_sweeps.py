@@ -66,3 +66,54 @@ def test_bad_configs_are_refused():
         R.ReplicateConfig(base="quick", dims=(16,), replicates=(1,), alphas=(1 / 32,), methods=("sgd",))
     with pytest.raises(ValueError, match="replicate must be >= 0"):
         R.replicate_fact_set(R.REPLICATE_PRESETS["quick"], 16, 8, "isotropic", -1)
+
+
+def test_gd_quarter_is_gd_alone_at_a_quarter_on_the_base_fact_set():
+    cfg = R.REPLICATE_PRESETS["gd_quarter"]
+    grid = R.replicate_points(cfg)
+    assert [p["training"] for p in grid] == [0, 1, 2]
+    assert {(p["method"], p["geometry"], p["d"], p["alpha"], p["F"], p["replicate"]) for p in grid} == {
+        ("gd", "isotropic", 64, 0.25, 1024, 0)}
+    assert R.base_config(cfg).gd_epochs == 10000 and cfg.record_speculative
+    # the same weights as the base preset would give the point
+    base = CS.CAPACITY_PRESETS["cpu"]
+    assert R.weights_seed(cfg, grid[1]) == CS.weights_seed(base, {k: grid[1][k] for k in (*CS.POINT_KEYS, "training")})
+
+
+def test_empty_replicates_and_methods_are_allowed_an_empty_grid_is_not():
+    cfg = R.ReplicateConfig(base="quick", dims=(16,), replicates=(), alphas=(), gd_alphas=(1 / 32,), methods=())
+    assert {p["method"] for p in R.replicate_points(cfg)} == {"gd"}
+    with pytest.raises(ValueError, match="searches nothing"):
+        R.ReplicateConfig(base="quick", dims=(16,), replicates=(), alphas=(1 / 32,))
+    with pytest.raises(ValueError, match="searches nothing"):
+        R.ReplicateConfig(base="quick", dims=(16,), replicates=(1,), alphas=(1 / 32,), methods=("gd",))
+    with pytest.raises(ValueError, match="record_speculative"):
+        R.ReplicateConfig(base="quick", dims=(16,), replicates=(1,), alphas=(1 / 32,), record_speculative=1)
+
+
+def test_speculative_columns_only_when_asked_and_stored_configs_unchanged():
+    from dataclasses import replace
+
+    from assocmem.sweeps.config import config_to_json
+
+    cfg = R.REPLICATE_PRESETS["quick"]
+    assert "record_speculative" not in config_to_json(cfg)
+    point = R.replicate_points(cfg)[0]
+    assert "speculative" not in R.replicate_point(cfg, point, "cpu")
+    on = replace(cfg, record_speculative=True)
+    assert config_to_json(on)["record_speculative"] is True
+    row = R.replicate_point(on, point, "cpu")
+    assert row["speculative"] == 0 and row["speculative_widths"] == ""
+
+
+def test_a_gd_row_records_the_speculative_widths(monkeypatch):
+    from assocmem.sweeps.search import SearchResult
+
+    res = SearchResult(m=5, accuracy=1.0, evaluations=((4, 0.9), (5, 1.0), (6, 1.0), (7, 1.0)),
+                       monotone_violations=(), restarts=0, lo=1, hi=64, target=1.0,
+                       speculative=((3, 0.5), (8, 1.0)))
+    monkeypatch.setattr(CS, "capacity_search", lambda *a, **k: res)
+    cfg = R.REPLICATE_PRESETS["gd_quarter"]
+    row = R.replicate_point(cfg, R.replicate_points(cfg)[0], "cpu")
+    assert (row["m"], row["n_evaluations"], row["epochs"]) == (5, 4, 10000)
+    assert (row["speculative"], row["speculative_widths"]) == (2, "3;8")

@@ -29,6 +29,12 @@ Presets
            sets per point for the four constructions at ``alpha <= 1/4`` and for GD at
            ``alpha = 1/32``, three trainings of every GD point. The committed run took 42 min
            with two workers on two cores shared with the ``capacity`` sweep.
+``gd_quarter``  base ``cpu``: GD alone at ``alpha = 1/4`` (``F = 1024``) on the base fact set,
+           isotropic only, three trainings of the protocol's 10,000 epochs; no constructions,
+           no further fact sets. Stores the speculative trainings of each search
+           (``record_speculative``). Anisotropic is not run for time (each training is tens of
+           minutes on a CPU core). The committed run took 43 min with two workers on two shared
+           cores (its three trainings 21, 22 and 30 min).
 ``paper``  base ``paper``: GD at every load of the paper; four more fact sets per point for
            every method at every load (a GPU or a Ray cluster).
 
@@ -48,7 +54,7 @@ from assocmem._checks import as_int, as_real
 from assocmem.mlps import capacity_sweeps as CS
 from assocmem.mlps.facts import FactSet, make_fact_set, with_spike
 from assocmem.sweeps import spread
-from assocmem.sweeps.config import point_seed
+from assocmem.sweeps.config import OMIT_DEFAULT, point_seed
 from assocmem.sweeps.registry import register_sweep
 from assocmem.devices import resolve_device
 
@@ -79,7 +85,10 @@ class ReplicateConfig:
     ValueError
         On construction: a ``base`` that is not a preset of the ``capacity`` sweep, replicates
         that are not integers ``>= 1``, loads that are not positive reals, unknown methods or
-        geometries, or ``dims`` that are not integers ``>= 2``.
+        geometries, ``dims`` that are not integers ``>= 2``, a ``record_speculative`` that is not a
+        bool, or a config whose grid is empty (no ``gd_alphas``, and no replicates with loads to
+        search). Empty ``replicates`` or ``methods`` are allowed (e.g. GD on the base fact set
+        only).
     """
 
     base: str  # the capacity preset whose fact sets (replicate 0) and protocol are shared
@@ -91,6 +100,9 @@ class ReplicateConfig:
     methods: tuple[str, ...] = ("ntk", "unwhitened", "whitened", "data_dependent")
     geometries: tuple[str, ...] = CS.GEOMETRIES
     notes: tuple[str, ...] = field(default=())
+    # GD rows also store the speculative trainings of the search (columns ``speculative`` and
+    # ``speculative_widths``); off in the presets stored before it, and left out of their config
+    record_speculative: bool = field(default=False, metadata={OMIT_DEFAULT: True})
 
     def __post_init__(self):
         if self.base not in CS.CAPACITY_PRESETS:
@@ -107,6 +119,12 @@ class ReplicateConfig:
         bad = [g for g in self.geometries if g not in CS.GEOMETRIES]
         if bad or not self.geometries:
             raise ValueError(f"unknown geometry(ies) {bad}; valid geometries: {', '.join(CS.GEOMETRIES)}")
+        if not isinstance(self.record_speculative, bool):
+            raise ValueError(f"record_speculative must be a bool; got {self.record_speculative!r}")
+        constructions = self.alphas and any(m != "gd" for m in self.methods)
+        if not (self.gd_alphas or (self.replicates and (self.gd_replicate_alphas or constructions))):
+            raise ValueError("the config searches nothing: give gd_alphas, or replicates with "
+                             "gd_replicate_alphas or with alphas and a construction in methods")
 
 
 def base_config(config: ReplicateConfig) -> CS.CapacityConfig:
@@ -224,7 +242,10 @@ def replicate_point(config: ReplicateConfig, point: dict, device: torch.device) 
     dict
         The columns of :func:`assocmem.mlps.capacity_sweeps.capacity_point` except ``seed``
         (the engine adds this sweep's own), plus ``weights_seed``: the seed of the weights
-        (for replicate 0, the one the base preset gives the same point).
+        (for replicate 0, the one the base preset gives the same point); with
+        ``config.record_speculative``, also ``speculative`` (how many widths GD trained ahead of
+        need and did not use; 0 for a construction) and ``speculative_widths`` (those widths,
+        ``;``-separated).
     """
     base = base_config(config)
     method, d, F = point["method"], point["d"], point["F"]
@@ -232,12 +253,16 @@ def replicate_point(config: ReplicateConfig, point: dict, device: torch.device) 
     seed = weights_seed(config, point)
     res = CS.capacity_search(facts, method, seed, lo=base.lo, hi=base.hi, verify=base.verify,
                              epochs=base.gd_epochs, lr=base.gd_lr, device=device)
-    return {
+    row = {
         **CS.search_columns(res, d),
         "epochs": base.gd_epochs if method == "gd" else None,
         "beta": base.beta if point["geometry"] == "anisotropic" else 0.0,
         "weights_seed": seed,
     }
+    if config.record_speculative:
+        row["speculative"] = len(res.speculative)
+        row["speculative_widths"] = ";".join(str(m) for m, _ in res.speculative)
+    return row
 
 
 #: The columns of a point without its training.
@@ -279,6 +304,15 @@ REPLICATE_PRESETS = {
         gd_alphas=(1 / 8,), gd_replicate_alphas=(1 / 32,),
         notes=("GD on the base fact sets at alpha = 1/8 (the cpu capacity preset stops at 1/16); "
                "two more fact sets for the constructions at alpha <= 1/4 and for GD at alpha = 1/32",),
+    ),
+    "gd_quarter": ReplicateConfig(
+        base="cpu", dims=(64,), replicates=(), alphas=(), gd_alphas=(1 / 4,), methods=(),
+        geometries=("isotropic",), record_speculative=True,
+        notes=("GD alone at alpha = 1/4 (F = 1024) on the base cpu fact set (replicate 0), three "
+               "trainings of 10,000 epochs: the data-dependent / GD ratio of chapter 13 at one "
+               "more load (the cpu capacity preset stops GD at 1/16, capacity_more cpu at 1/8)",
+               "isotropic only: the anisotropic point would double the run (each training is "
+               "tens of minutes on one CPU core), which the session's time did not allow",),
     ),
     "paper": ReplicateConfig(
         base="paper", dims=(64, 90, 128), replicates=(1, 2, 3, 4), alphas=CS.PAPER_ALPHAS,
