@@ -20,7 +20,7 @@ SWEEPS = {
     "capacity_more": {
         "module": "assocmem.mlps.capacity_replicate_sweeps",
         "description": "the capacity search at more GD loads and on more fact sets per point (seed 001, Fig. 2c and 11; extends the capacity sweep)",
-        "presets": {"quick": 16, "cpu": 82, "paper": 1176},
+        "presets": {"quick": 16, "cpu": 82, "gd_quarter": 3, "paper": 1176},
     },
     "convergence": {
         "module": "assocmem.sdm.convergence_sweeps",
