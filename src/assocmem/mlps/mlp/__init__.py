@@ -33,7 +33,8 @@ module                   holds                                                  
                          (``draw="nested"``), reusing features and Gram matrix across
                          widths: ``NestedWhitenedCache``, ``whitened_nested_search`` and
                          its plain ``whitened_nested_search_reference`` (not re-exported)
-``_common``              private argument checks and the seeded Gaussian draws (block, nested)
+``_common``              private argument checks and the seeded Gaussian draws (block and
+                         nested)
 =======================  ===================================================================  ========
 
 Chapter 10 is "Facts, margins and the counting bound", 11 "MLPs are kernel Hebbians" (it calls
