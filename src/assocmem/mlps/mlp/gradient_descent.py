@@ -358,8 +358,8 @@ def _train_stack(K: torch.Tensor, V: torch.Tensor, f: torch.Tensor, T: torch.Ten
                                          f"at epoch {ep} (lr = {lr:g}); lower lr")
                     stop_at[probe] = (ep, value)
                     break
-            else:
-                stop_at[probe] = (epoch, value) if epoch == epochs else stop_at.get(probe, (epoch, value))
+            else:  # still training: its latest loss (the final record once epoch == epochs)
+                stop_at[probe] = (epoch, value)
 
     def leave(rows: list[int]) -> None:
         """Move stack rows ``rows`` into ``done``."""
