@@ -184,9 +184,15 @@ def train_mlp(
                 stopped = "accuracy"
                 break
     model.requires_grad_(False)
-    model.info = {"epochs_run": epoch, "final_loss": value, "stopped": stopped, "loss": loss,
-                  "accuracy": full_accuracy(), "losses": losses, "seed": int(seed), "lr": float(lr)}
+    model.info = _training_info(epoch, value, stopped, loss, full_accuracy(), losses, int(seed), float(lr))
     return model
+
+
+def _training_info(epochs_run: int, final_loss: float, stopped: str, loss: str, accuracy: float,
+                   losses: list[tuple[int, float]], seed: int, lr: float) -> dict:
+    """The ``info`` of a trained GD model (:func:`train_mlp`, :func:`train_mlps`)."""
+    return {"epochs_run": epochs_run, "final_loss": final_loss, "stopped": stopped, "loss": loss,
+            "accuracy": accuracy, "losses": losses, "seed": seed, "lr": lr}
 
 
 @functools.lru_cache(maxsize=16)
@@ -427,9 +433,8 @@ def _train_stack(K: torch.Tensor, V: torch.Tensor, f: torch.Tensor, T: torch.Ten
         model = BilinearMLP(rec["A"], rec["G"], rec["B"], construction="gd")
         with torch.no_grad():
             acc = (torch.argmax(model(K) @ V.T, dim=1) == f).float().mean().item()
-        model.info = {"epochs_run": rec["epochs_run"], "final_loss": rec["final_loss"],
-                      "stopped": rec["stopped"], "loss": loss, "accuracy": acc, "losses": history[p],
-                      "seed": seeds[p], "lr": float(lr)}
+        model.info = _training_info(rec["epochs_run"], rec["final_loss"], rec["stopped"], loss, acc, history[p],
+                                    seeds[p], float(lr))
         models.append(model)
     return models
 
